@@ -1,4 +1,4 @@
-create or replace function q.check_claims(ids bigint[], tokens uuid[], others anyarray default null)
+create or replace function q.check_claims(ids bigint[], tokens uuid[], errors text[] default null)
 returns void
 language plpgsql
 immutable
@@ -10,7 +10,7 @@ begin
       using errcode = '22004';
   end if;
   if cardinality(check_claims.ids) <> cardinality(check_claims.tokens)
-     or (check_claims.others is not null and cardinality(check_claims.others) <> cardinality(check_claims.ids)) then
+     or (check_claims.errors is not null and cardinality(check_claims.errors) <> cardinality(check_claims.ids)) then
     raise exception 'ids, tokens (and errors) must have the same length, got % and %',
       cardinality(check_claims.ids), cardinality(check_claims.tokens)
       using errcode = '22023';
@@ -22,7 +22,7 @@ begin
 end
 $$;
 
-comment on function q.check_claims(bigint[], uuid[], anyarray) is
+comment on function q.check_claims(bigint[], uuid[], text[]) is
   'Raises 22004/22023/54000 unless the batch arrays are non-NULL, of equal length and at most 10000 long.';
 
-revoke all on function q.check_claims(bigint[], uuid[], anyarray) from public;
+revoke all on function q.check_claims(bigint[], uuid[], text[]) from public;

@@ -1,0 +1,71 @@
+# pgq — a job queue inside PostgreSQL.
+#
+# With no DATABASE_URL, every target uses the embedded default: a throwaway
+# PostgreSQL cluster in .pg/ (Unix socket only, so it clashes with nothing),
+# started on demand. With DATABASE_URL set, that server is used instead.
+
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+VENV := .venv
+PY := $(VENV)/bin/python
+
+ifeq ($(strip $(DATABASE_URL)),)
+EMBEDDED := 1
+export DATABASE_URL := $(shell scripts/embedded-pg url)
+endif
+
+.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick soak verify revision lint clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+deps: ## Install what is missing: PostgreSQL, pgTAP, pg_prove, PgBouncer, the virtualenv
+	@scripts/install-deps
+
+db: deps ## Start the embedded PostgreSQL (skipped when DATABASE_URL is set)
+ifdef EMBEDDED
+	@scripts/embedded-pg start
+endif
+
+stop: ## Stop the embedded PostgreSQL
+	@scripts/embedded-pg stop
+
+migrate: db ## alembic upgrade head on DATABASE_URL
+	$(VENV)/bin/alembic upgrade head
+
+test: db verify lint ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest
+	scripts/run-pgtap
+	$(PY) -m pytest -q tests
+
+pgtap: db ## Only the pgTAP suite
+	scripts/run-pgtap
+
+pytest: db ## Only pytest (pass ARGS="-k name" to select)
+	$(PY) -m pytest -q tests $(ARGS)
+
+demo: db migrate ## Enqueue a few thousand jobs and drain them with several workers
+	$(PY) scripts/demo.py
+
+bench: db ## Benchmarks (a few minutes); writes BENCHMARKS.md
+	@echo "bench: not yet"; exit 1
+
+bench-quick: db ## Benchmarks, short version (under a minute)
+	@echo "bench-quick: not yet"; exit 1
+
+soak: db ## Long reliability suites (bounded, self-stopping); updates RELIABILITY.md
+	@echo "soak: not yet"; exit 1
+
+verify: deps ## Check generated artifacts: frozen SQL snapshots unchanged, one Alembic head
+	$(PY) scripts/verify_frozen.py
+
+revision: deps ## Start an Alembic revision: make revision NAME="what changes"
+	$(PY) scripts/new_revision.py "$(NAME)"
+	$(PY) scripts/verify_frozen.py --update
+
+lint: deps ## ruff
+	$(VENV)/bin/ruff check --quiet .
+
+clean: stop ## Stop and delete the embedded cluster
+	rm -rf .pg

@@ -1,0 +1,53 @@
+create or replace function q.enqueue_many(
+  queue         text,
+  payloads      jsonb,
+  run_at        timestamptz default null,
+  priority      integer     default 0,
+  max_attempts  integer     default null
+)
+returns setof bigint
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_now       timestamptz := clock_timestamp();
+  v_queue_id  integer;
+  v_run_at    timestamptz := coalesce(enqueue_many.run_at, v_now);
+  v_count     integer;
+begin
+  if enqueue_many.payloads is null or jsonb_typeof(enqueue_many.payloads) <> 'array' then
+    raise exception 'payloads must be a JSON array, got %', coalesce(jsonb_typeof(enqueue_many.payloads), 'NULL')
+      using errcode = '22023';
+  end if;
+  v_count := jsonb_array_length(enqueue_many.payloads);
+  if v_count > 10000 then
+    raise exception 'payloads has % elements; at most 10000 per call', v_count
+      using errcode = '54000';
+  end if;
+  perform q.check_job_options('{}', enqueue_many.priority, enqueue_many.max_attempts);
+  -- Only a large array can hold an element over the cap.
+  if pg_column_size(enqueue_many.payloads) > 1048576 then
+    perform q.check_job_options(e.value, 0, null)
+       from jsonb_array_elements(enqueue_many.payloads) e;
+  end if;
+  v_queue_id := (q.ensure_queue(enqueue_many.queue)).id;
+
+  -- One INSERT: one commit, one NOTIFY, ids in the order of the array.
+  return query
+    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
+    select v_queue_id, e.value, v_run_at,
+           case when v_run_at > v_now then 's' else 'w' end,
+           enqueue_many.priority, enqueue_many.max_attempts
+      from jsonb_array_elements(enqueue_many.payloads) with ordinality as e(value, ord)
+     order by e.ord
+    returning j.id;
+end
+$$;
+
+comment on function q.enqueue_many(text, jsonb, timestamptz, integer, integer) is
+  'Adds one job per element of the JSON array payloads (at most 10000) in one statement and returns their ids in array order.';
+
+revoke all on function q.enqueue_many(text, jsonb, timestamptz, integer, integer) from public;
+grant execute on function q.enqueue_many(text, jsonb, timestamptz, integer, integer) to pgq_producer;

@@ -1,0 +1,33 @@
+create or replace function q.heartbeat(id bigint, token uuid, lease interval default null)
+returns text
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  perform q.check_claim(heartbeat.id, heartbeat.token);
+  if heartbeat.lease <= interval '0' then
+    raise exception 'lease must be positive, got %', heartbeat.lease
+      using errcode = '22023';
+  end if;
+
+  update q.job j
+     set lease_until = clock_timestamp()
+                       + coalesce(heartbeat.lease, (select qq.lease from q.queue qq where qq.id = j.queue_id))
+   where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
+  if found then
+    return 'running';
+  end if;
+  if exists (select from q.job_history h where h.id = heartbeat.id and h.state = 'cancelled') then
+    return 'cancelled';
+  end if;
+  return 'lost';
+end
+$$;
+
+comment on function q.heartbeat(bigint, uuid, interval) is
+  'Extends a claim''s lease (by lease, default the queue''s) and tells the worker whether to go on: ''running'', ''cancelled'' (stop: q.cancel was called) or ''lost'' (the claim was reaped or taken over; stop, the result will be refused).';
+
+revoke all on function q.heartbeat(bigint, uuid, interval) from public;
+grant execute on function q.heartbeat(bigint, uuid, interval) to pgq_worker;

@@ -1,0 +1,16 @@
+create or replace function q.backoff(failures integer, base interval, max interval)
+returns interval
+language sql
+volatile
+set search_path = pg_catalog, pg_temp
+as $$
+  -- Exponential with "equal jitter": half the delay fixed, half random, so
+  -- jobs that failed together do not all retry in the same instant.
+  select least(backoff.max, backoff.base * power(2, least(greatest(backoff.failures, 1) - 1, 40)))
+         * (0.5 + random() * 0.5)
+$$;
+
+comment on function q.backoff(integer, interval, interval) is
+  'Retry delay after the given number of failures: min(max, base * 2^(failures-1)), scaled by a random factor in [0.5, 1).';
+
+revoke all on function q.backoff(integer, interval, interval) from public;

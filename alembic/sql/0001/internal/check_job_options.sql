@@ -1,0 +1,32 @@
+create or replace function q.check_job_options(payload jsonb, priority integer, max_attempts integer)
+returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  if check_job_options.payload is null then
+    raise exception 'payload must not be null (use ''null''::jsonb or ''{}'' for an empty one)'
+      using errcode = '22004';
+  end if;
+  -- The cap keeps one job from bloating the hot table; large data belongs
+  -- in your own table, referenced from the payload.
+  if pg_column_size(check_job_options.payload) > 1048576 then
+    raise exception 'payload is % bytes; the cap is 1048576 bytes (1 MiB)', pg_column_size(check_job_options.payload)
+      using errcode = '54000';
+  end if;
+  if check_job_options.priority is null or check_job_options.priority not between -32768 and 32767 then
+    raise exception 'priority must be between -32768 and 32767, got %', coalesce(check_job_options.priority::text, 'NULL')
+      using errcode = '22023';
+  end if;
+  if check_job_options.max_attempts is not null and check_job_options.max_attempts not between 1 and 32767 then
+    raise exception 'max_attempts must be between 1 and 32767, got %', check_job_options.max_attempts
+      using errcode = '22023';
+  end if;
+end
+$$;
+
+comment on function q.check_job_options(jsonb, integer, integer) is
+  'Raises 22004/54000/22023 for a NULL or oversized payload, or a priority or max_attempts out of range.';
+
+revoke all on function q.check_job_options(jsonb, integer, integer) from public;

@@ -1,0 +1,29 @@
+-- One NOTIFY per queue per INSERT statement, sent at commit (never on
+-- rollback). Scheduled jobs do not wake anyone: they are not due yet.
+-- Switch off for bulk loads with SET pgq.notify = off.
+create or replace function q.tg_job__notify_enqueued()
+returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  if coalesce(current_setting('pgq.notify', true), '') <> 'off' then
+    perform q.notify_queues(array(select distinct i.queue_id from inserted i where i.state = 'w'));
+  end if;
+  return null;
+end
+$$;
+
+comment on function q.tg_job__notify_enqueued() is
+  'Statement-level trigger: NOTIFY pgq, ''<queue>'' once per queue that got waiting jobs.';
+
+create trigger _900_notify_enqueued
+  after insert on q.job
+  referencing new table as inserted
+  for each statement
+  execute function q.tg_job__notify_enqueued();
+
+comment on trigger _900_notify_enqueued on q.job is
+  'Wakes listening workers: one pg_notify per queue per statement; SET pgq.notify = off disables it.';
+
+revoke all on function q.tg_job__notify_enqueued() from public;

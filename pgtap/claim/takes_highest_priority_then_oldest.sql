@@ -1,0 +1,13 @@
+begin;
+select plan(3);
+
+select q.enqueue('t', '{"n": 1}');
+select q.enqueue('t', '{"n": 2}', priority => 5);
+select q.enqueue('t', '{"n": 3}');
+
+select is((select payload from q.claim('t', 1)), '{"n": 2}'::jsonb, 'the highest priority comes first');
+select is((select payload from q.claim('t', 1)), '{"n": 1}'::jsonb, 'then the oldest');
+select is((select payload from q.claim('t', 1)), '{"n": 3}'::jsonb, 'then the next oldest');
+
+select * from finish();
+rollback;

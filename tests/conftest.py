@@ -1,0 +1,89 @@
+"""Fixtures: real databases on the DATABASE_URL server (the embedded cluster by default).
+
+* ``pgq_template`` (session): a database with sql/install.sql applied, used as
+  a template so each test gets a fresh copy cheaply.
+* ``db_url``: a fresh database for one test, dropped afterwards.
+* ``conn``: an autocommit psycopg connection to it (closed afterwards).
+* ``new_database``: make more empty databases (for migration tests).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER_URL = os.environ.get("DATABASE_URL", "")
+
+
+def url_for(dbname: str) -> str:
+    """A connection string for another database on the test server."""
+    return make_conninfo(**{**conninfo_to_dict(SERVER_URL), "dbname": dbname})
+
+
+def admin() -> psycopg.Connection[Any]:
+    return psycopg.connect(url_for("postgres"), autocommit=True)
+
+
+def create_database(template: str | None = None) -> str:
+    name = f"pgq_t_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    with admin() as conn:
+        conn.execute(f'create database "{name}"' + (f' template "{template}"' if template else ""))
+    return name
+
+
+def drop_database(name: str) -> None:
+    with admin() as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def psql_file(url: str, path: Path) -> None:
+    subprocess.run(
+        ["psql", url, "-qX", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="session")
+def pgq_template() -> Iterator[str]:
+    if not SERVER_URL:
+        pytest.exit("DATABASE_URL is not set: run the tests with `make test`", returncode=2)
+    name = create_database()
+    psql_file(url_for(name), ROOT / "sql" / "install.sql")
+    yield name
+    drop_database(name)
+
+
+@pytest.fixture
+def db_url(pgq_template: str) -> Iterator[str]:
+    name = create_database(template=pgq_template)
+    yield url_for(name)
+    drop_database(name)
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(db_url, autocommit=True) as connection:
+        yield connection
+
+
+@pytest.fixture
+def new_database() -> Iterator[Callable[[], str]]:
+    made: list[str] = []
+
+    def make() -> str:
+        made.append(create_database())
+        return url_for(made[-1])
+
+    yield make
+    for name in made:
+        drop_database(name)
