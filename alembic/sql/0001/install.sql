@@ -31,6 +31,8 @@
 \ir functions/fail_many.sql
 \ir functions/heartbeat.sql
 \ir functions/heartbeat_many.sql
+\ir functions/release.sql
+\ir functions/release_many.sql
 \ir functions/reap.sql
 \ir functions/cancel.sql
 \ir functions/retry.sql
