@@ -37,7 +37,9 @@ begin
   -- One INSERT: one commit, one NOTIFY, ids in the order of the array.
   return query
     insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
-    select v_queue_id, e.value, v_run_at,
+    -- Each job gets its own run_at when none is given, so the batch keeps
+    -- its order in the claim index and its keys stay distinct.
+    select v_queue_id, e.value, coalesce(enqueue_many.run_at, clock_timestamp()),
            case when v_run_at > v_now then 's' else 'w' end,
            enqueue_many.priority, enqueue_many.max_attempts
       from jsonb_array_elements(enqueue_many.payloads) with ordinality as e(value, ord)

@@ -101,8 +101,10 @@ comment on column q.job.errors is
 -- Claim order, sorted already, only waiting jobs: a claim reads the first
 -- entries of its queue and never sorts. Deduplication stays off so a posting
 -- list of equal keys never makes claims recheck already-claimed heap rows.
+-- Entries arrive at the end of their queue's range (run_at grows), so pages
+-- can be filled completely: fillfactor 100 keeps a waiting job small.
 create index job_claim_idx on q.job (queue_id, priority desc, run_at)
-  with (deduplicate_items = off)
+  with (deduplicate_items = off, fillfactor = 100)
   where state = 'w';
 
 -- Running jobs by id: complete/fail/heartbeat, and the reaper's scan.
