@@ -1,0 +1,245 @@
+-- Pins pgq's public surface: which functions and tables exist in schema q,
+-- their exact signatures, return types, volatility, SECURITY DEFINER and the
+-- pinned search_path. A change here is an API change: update this file on
+-- purpose, never to make it pass.
+begin;
+select plan(88);
+
+-- Every function in q, internal ones included.
+select functions_are('q', array[
+  -- public API
+  'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
+  'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats',
+  -- internal (owner only)
+  'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
+  'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
+  'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued'
+], 'schema q has exactly the documented functions');
+
+-- No overloads: one signature per name (CREATE OR REPLACE with new argument
+-- types would silently add a second one).
+select results_eq(
+  $$ select p.oid::regprocedure::text from pg_catalog.pg_proc p
+      where p.pronamespace = 'q'::regnamespace order by 1 $$,
+  $$ values
+    ('q.backoff(integer,interval,interval)'),
+    ('q.cancel(bigint)'),
+    ('q.check_claim(bigint,uuid)'),
+    ('q.check_claims(bigint[],uuid[],text[])'),
+    ('q.check_job_options(jsonb,integer,integer)'),
+    ('q.check_queue_name(text)'),
+    ('q.claim(text,integer,interval,integer)'),
+    ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
+    ('q.complete(bigint,uuid)'),
+    ('q.complete_many(bigint[],uuid[])'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval)'),
+    ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
+    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
+    ('q.ensure_queue(text)'),
+    ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
+    ('q.fail(bigint,uuid,text,interval,boolean)'),
+    ('q.fail_many(bigint[],uuid[],text[],interval)'),
+    ('q.finish(q.job,text,timestamp with time zone)'),
+    ('q.heartbeat(bigint,uuid,interval)'),
+    ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.lock_space()'),
+    ('q.lost_reason(boolean)'),
+    ('q.notify_queues(integer[])'),
+    ('q.pause(text)'),
+    ('q.promote_due(integer,integer)'),
+    ('q.reap(integer)'),
+    ('q.release(bigint,uuid)'),
+    ('q.release_many(bigint[],uuid[])'),
+    ('q.resume(text)'),
+    ('q.retry(bigint)'),
+    ('q.session_key()'),
+    ('q.stats()'),
+    ('q.tg_job__notify_enqueued()') $$,
+  'every function in q has exactly one, pinned signature');
+
+-- Argument names and defaults are the named-argument API (q.claim(queue => ..., n => ...)).
+select results_eq(
+  $$ select p.proname::text collate "default", pg_catalog.pg_get_function_arguments(p.oid), pg_catalog.pg_get_function_result(p.oid)
+       from pg_catalog.pg_proc p
+      where p.pronamespace = 'q'::regnamespace and p.prosecdef
+      order by 1 $$,
+  $$ values
+    ('cancel', 'id bigint', 'boolean'),
+    ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
+    ('complete', 'id bigint, token uuid', 'boolean'),
+    ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
+    ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
+    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer', 'SETOF bigint'),
+    ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
+    ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
+    ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('pause', 'queue text', 'void'),
+    ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
+    ('release', 'id bigint, token uuid', 'boolean'),
+    ('release_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
+    ('resume', 'queue text', 'void'),
+    ('retry', 'id bigint', 'bigint'),
+    ('session_key', '', 'integer'),
+    ('stats', '', 'SETOF q.queue_stats') $$,
+  'the public functions have the documented argument names, defaults and results');
+
+-- has_function with argument types, for each public function.
+select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
+select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text) exists');
+select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many(text, jsonb, timestamptz, int, int) exists');
+select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
+select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
+select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
+select has_function('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail(bigint, uuid, text, interval, boolean) exists');
+select has_function('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'q.fail_many(bigint[], uuid[], text[], interval) exists');
+select has_function('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'q.heartbeat(bigint, uuid, interval) exists');
+select has_function('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'q.heartbeat_many(bigint[], uuid[], interval) exists');
+select has_function('q', 'release', array['bigint', 'uuid'], 'q.release(bigint, uuid) exists');
+select has_function('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many(bigint[], uuid[]) exists');
+select has_function('q', 'reap', array['integer'], 'q.reap(int) exists');
+select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
+select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
+select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
+select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval) exists');
+select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
+
+-- Return types.
+select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
+select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'bigint', 'q.enqueue returns bigint');
+select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'setof bigint', 'q.enqueue_many returns setof bigint');
+select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
+select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
+select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
+select function_returns('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'text', 'q.fail returns text');
+select function_returns('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'setof record', 'q.fail_many returns a table');
+select function_returns('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'text', 'q.heartbeat returns text');
+select function_returns('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'setof record', 'q.heartbeat_many returns a table');
+select function_returns('q', 'release', array['bigint', 'uuid'], 'boolean', 'q.release returns boolean');
+select function_returns('q', 'release_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.release_many returns setof bigint');
+select function_returns('q', 'reap', array['integer'], 'integer', 'q.reap returns integer');
+select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel returns boolean');
+select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
+select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
+select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.queue', 'q.configure returns q.queue');
+select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+
+-- Volatility: everything writes except stats, which only reads.
+select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
+select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
+select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'volatile', 'q.enqueue_many is volatile');
+select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
+select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
+select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
+select volatility_is('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'volatile', 'q.fail is volatile');
+select volatility_is('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'volatile', 'q.fail_many is volatile');
+select volatility_is('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'volatile', 'q.heartbeat is volatile');
+select volatility_is('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'volatile', 'q.heartbeat_many is volatile');
+select volatility_is('q', 'release', array['bigint', 'uuid'], 'volatile', 'q.release is volatile');
+select volatility_is('q', 'release_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.release_many is volatile');
+select volatility_is('q', 'reap', array['integer'], 'volatile', 'q.reap is volatile');
+select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is volatile');
+select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
+select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
+select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
+
+-- The public API runs as the schema owner: callers need no table privileges.
+select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
+select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue is SECURITY DEFINER');
+select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many is SECURITY DEFINER');
+select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
+select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
+select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
+select is_definer('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail is SECURITY DEFINER');
+select is_definer('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'q.fail_many is SECURITY DEFINER');
+select is_definer('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'q.heartbeat is SECURITY DEFINER');
+select is_definer('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'q.heartbeat_many is SECURITY DEFINER');
+select is_definer('q', 'release', array['bigint', 'uuid'], 'q.release is SECURITY DEFINER');
+select is_definer('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many is SECURITY DEFINER');
+select is_definer('q', 'reap', array['integer'], 'q.reap is SECURITY DEFINER');
+select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER');
+select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
+select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
+select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
+
+-- Internal functions are reached only through the public ones: no need to
+-- run as definer, and they must not be (nobody else may call them anyway).
+select is(
+  array(select p.proname::text from pg_catalog.pg_proc p
+         where p.pronamespace = 'q'::regnamespace and p.prosecdef
+           and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
+                             'check_claims', 'ensure_queue', 'notify_queues', 'error_entry',
+                             'lost_reason', 'finish', 'backoff', 'promote_due',
+                             'claim_under_snapshot', 'tg_job__notify_enqueued')
+         order by 1),
+  '{}'::text[],
+  'no internal function is SECURITY DEFINER');
+
+-- Every function pins search_path, ending in pg_temp (so a temp object can
+-- never shadow a name inside a SECURITY DEFINER body).
+select is(
+  array(select p.oid::regprocedure::text from pg_catalog.pg_proc p
+         where p.pronamespace = 'q'::regnamespace
+           and not exists (select from unnest(p.proconfig) c
+                            where c ~ '^search_path=.*\mpg_temp$')
+         order by 1),
+  '{}'::text[],
+  'every function in q pins search_path ending in pg_temp');
+
+-- ... and the pinned path names nothing a caller could create objects in.
+select is(
+  array(select distinct c from pg_catalog.pg_proc p, unnest(p.proconfig) c
+         where p.pronamespace = 'q'::regnamespace and c like 'search_path=%'),
+  array['search_path=pg_catalog, pg_temp'],
+  'the pinned search_path is pg_catalog, pg_temp');
+
+-- Every function says what it promises.
+select is(
+  array(select p.oid::regprocedure::text from pg_catalog.pg_proc p
+         where p.pronamespace = 'q'::regnamespace
+           and coalesce(pg_catalog.obj_description(p.oid, 'pg_proc'), '') = ''
+         order by 1),
+  '{}'::text[],
+  'every function in q has a COMMENT');
+
+-- Tables: the three of pgq, plus alembic_version when installed by Alembic.
+select tables_are('q',
+  array['queue', 'job', 'job_history']
+    || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
+  'schema q has exactly the tables queue, job, job_history (and alembic_version under Alembic)');
+
+select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
+  'schema q has exactly the sequences behind the identities and the session keys');
+
+select types_are('q', array['claimed_job', 'queue_stats'],
+  'schema q has exactly the composite types claimed_job and queue_stats');
+
+select results_eq(
+  $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
+       from pg_catalog.pg_attribute a
+      where a.attrelid = 'q.claimed_job'::regclass and a.attnum > 0 and not a.attisdropped
+      order by a.attnum $$,
+  $$ values ('id', 'bigint'), ('queue', 'text'), ('payload', 'jsonb'), ('attempt', 'integer'),
+            ('crashes', 'integer'), ('priority', 'integer'), ('token', 'uuid'),
+            ('lease_until', 'timestamp with time zone') $$,
+  'q.claimed_job has the documented columns, in order');
+
+select results_eq(
+  $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
+       from pg_catalog.pg_attribute a
+      where a.attrelid = 'q.queue_stats'::regclass and a.attnum > 0 and not a.attisdropped
+      order by a.attnum $$,
+  $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
+            ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval') $$,
+  'q.queue_stats has the documented columns, in order');
+
+select * from finish();
+rollback;
