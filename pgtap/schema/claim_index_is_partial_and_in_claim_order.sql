@@ -1,0 +1,26 @@
+-- The claim index holds only waiting jobs and is already in claim order
+-- (queue, priority high first, oldest first): a claim reads its first
+-- entries and never sorts or walks past running or finished rows.
+begin;
+select plan(7);
+
+select has_index('q', 'job', 'job_claim_idx', array['queue_id', 'priority', 'run_at'],
+  'q.job has job_claim_idx on (queue_id, priority, run_at)');
+select index_is_type('q', 'job', 'job_claim_idx', 'btree', 'job_claim_idx is a btree');
+select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q.job_claim_idx'::regclass),
+  $$(state = 'w'::"char")$$,
+  'job_claim_idx is partial: waiting jobs only');
+select matches(pg_get_indexdef('q.job_claim_idx'::regclass),
+  '\(queue_id, priority DESC, run_at\)',
+  'job_claim_idx is ordered priority descending, then run_at ascending');
+select is((select i.indisunique from pg_index i where i.indexrelid = 'q.job_claim_idx'::regclass), false,
+  'job_claim_idx is not unique (equal priorities and times are fine)');
+select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q.job_running_idx'::regclass),
+  $$(state = 'r'::"char")$$,
+  'job_running_idx (the id lookup of complete/fail/heartbeat) holds running jobs only');
+-- Every index on the hot table is paid for on every enqueue and claim.
+select indexes_are('q', 'job', array['job_claim_idx', 'job_running_idx', 'job_scheduled_idx', 'job_dedup_key_idx'],
+  'q.job has exactly the claim, running, scheduled and dedup indexes');
+
+select * from finish();
+rollback;
