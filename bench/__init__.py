@@ -1,0 +1,1 @@
+"""pgq's benchmark harness: `make bench` / `make bench-quick` (see README, section Benchmarks)."""

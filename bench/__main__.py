@@ -1,0 +1,93 @@
+"""`python -m bench [--quick] [--only NAME ...] [--database-url URL]`.
+
+Full profile: writes BENCHMARKS.md at the repository root and charts under
+bench/charts/. Quick profile: writes bench/results/quick/BENCHMARKS.md and its
+charts there (git-ignored), so a smoke run never overwrites the real report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import time
+import traceback
+from pathlib import Path
+
+from . import databases, machine, report
+from .cluster import BENCH_ROOT, ROOT, server
+from .context import Context
+from .model import Section
+from .profile import PROFILES
+
+MEASURES = [
+    "claim_sweep",
+    "sustained",
+    "drain",
+    "enqueue",
+    "pickup",
+    "killed",
+    "storage",
+    "history",
+    "seed000",
+    "realwork",
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    ap.add_argument("--quick", action="store_true", help="short runs, small N, one run per figure")
+    ap.add_argument("--only", nargs="*", choices=MEASURES, help="run only these measurements")
+    ap.add_argument("--database-url", default=os.environ.get("PGQ_BENCH_DATABASE_URL", ""),
+                    help="use this server instead of starting the harness's own cluster")
+    ap.add_argument("--out", type=Path, help="report path (default depends on the profile)")
+    args = ap.parse_args()
+
+    profile = PROFILES["quick" if args.quick else "full"]
+    if args.out:
+        out = args.out
+    elif args.quick:
+        out = ROOT / "bench" / "results" / "quick" / "BENCHMARKS.md"
+    else:
+        out = ROOT / "BENCHMARKS.md"
+    charts_dir = out.parent / "charts" if args.quick or args.out else ROOT / "bench" / "charts"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    charts_dir.mkdir(parents=True, exist_ok=True)
+
+    started = time.monotonic()
+    load_before = machine.loadavg()
+    sections: list[Section] = []
+    failures: list[str] = []
+    with server(args.database_url or None) as srv:
+        ctx = Context(server=srv, profile=profile, out=out.parent, charts=charts_dir)
+        ctx.log(f"profile {profile.name}, server {'own cluster' if srv.own else 'DATABASE_URL'}, load {load_before}")
+        env = machine.describe(srv, BENCH_ROOT if srv.own else ROOT / "bench" / "results")
+        databases.install_pgq_template(srv)
+        for name in args.only or MEASURES:
+            t0 = time.monotonic()
+            try:
+                module = importlib.import_module(f"bench.measures.{name}")
+                section = module.run(ctx)
+            except Exception as exc:  # report what failed and go on with the rest
+                traceback.print_exc()
+                failures.append(f"{name}: {exc!r}")
+                section = Section(key=name, title=name, method=f"**This measurement failed:** `{exc!r}`")
+            section.seconds = time.monotonic() - t0
+            ctx.log(f"{name}: {section.seconds:.0f} s")
+            sections.append(section)
+        srv.drop(databases.TEMPLATE)
+    total = time.monotonic() - started
+    env["load average (1/5/15 min) before / after"] = f"{load_before} / {machine.loadavg()}"
+    env["run time"] = f"{total:.0f} s"
+    rel = os.path.relpath(charts_dir, out.parent)
+    report.write(out, sections, env, rel, profile.name, total)
+    report.write_json(out.with_suffix(".json"), sections, env)
+    print(f"bench: wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} in {total:.0f} s")
+    if failures:
+        print("bench: failed measurements: " + "; ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

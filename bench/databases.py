@@ -1,0 +1,89 @@
+"""Fresh databases for each contender, and backlogs to claim from.
+
+pgq goes in with ``alembic upgrade head`` once, into a template database;
+every pgq database of the run is a copy of it. The seeds' hand-written
+queues get their own SQL files from bench/sql/.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import psycopg
+
+from .cluster import ROOT, Server
+
+SQL = Path(__file__).resolve().parent / "sql"
+TEMPLATE = "bench_pgq_template"
+QUEUE = "bench"
+# Seed 004's payload: { userId, email, template }, about 70 bytes of JSON.
+PAYLOAD_SQL = (
+    "jsonb_build_object('userId', g, 'email', 'user' || g || '@example.com', 'template', 'welcome-email')"
+)
+
+
+def install_pgq_template(server: Server) -> None:
+    """Create the template database and run `alembic upgrade head` in it."""
+    dsn = server.recreate(TEMPLATE)
+    env = {**os.environ, "DATABASE_URL": dsn}
+    subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "alembic"), "upgrade", "head"],
+        cwd=ROOT, env=env, check=True, capture_output=True,
+    )
+    with server.connect(TEMPLATE) as conn:
+        conn.execute("select q.configure(%s)", (QUEUE,))
+
+
+def new_pgq(server: Server, name: str) -> str:
+    return server.recreate(name, template=TEMPLATE)
+
+
+def new_raw(server: Server, name: str, schema: str) -> str:
+    dsn = server.recreate(name)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute((SQL / schema).read_text())
+    return dsn
+
+
+def queue_id(conn: psycopg.Connection) -> int:
+    return int(conn.execute("select id from q.queue where name = %s", (QUEUE,)).fetchone()[0])
+
+
+def fill_pgq(conn: psycopg.Connection, n: int, payload: str = "jsonb_build_object('n', g)") -> None:
+    """n waiting jobs in queue 'bench', straight into q.job (set-up only, never measured)."""
+    if n <= 0:
+        return
+    qid = queue_id(conn)
+    with conn.transaction():
+        conn.execute("set local pgq.notify = off")
+        conn.execute(
+            f"insert into q.job (queue_id, payload, run_at, state)"
+            f" select %s, {payload}, clock_timestamp(), 'w' from generate_series(1, %s) g",
+            (qid, n),
+        )
+
+
+def fill_seed001(conn: psycopg.Connection, n: int) -> None:
+    if n > 0:
+        conn.execute(
+            "insert into jobs (payload, created_at)"
+            " select jsonb_build_object('n', g), clock_timestamp() from generate_series(1, %s) g",
+            (n,),
+        )
+
+
+def reset_pgq(conn: psycopg.Connection, backlog: int) -> None:
+    """Back to `backlog` waiting jobs and nothing else, vacuumed (seed 001: "freshly vacuumed")."""
+    conn.execute("delete from q.job where state <> 'w'")
+    waiting = conn.execute("select count(*) from q.job where state = 'w'").fetchone()[0]
+    fill_pgq(conn, backlog - waiting)
+    conn.execute("vacuum (analyze) q.job")
+
+
+def reset_seed001(conn: psycopg.Connection, backlog: int) -> None:
+    conn.execute("delete from jobs where status <> 'queued'")
+    waiting = conn.execute("select count(*) from jobs where status = 'queued'").fetchone()[0]
+    fill_seed001(conn, backlog - waiting)
+    conn.execute("vacuum (analyze) jobs")

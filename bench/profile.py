@@ -1,0 +1,84 @@
+"""How big and how long each measurement is: the full run and the quick one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    reps: int  # runs per figure; the table shows their median
+    sweep_clients: tuple[int, ...]
+    sweep_seconds: int
+    backlog: int  # seed 001's 1.2M-row backlog
+    sustained_seconds: int
+    sustained_backlog: int
+    drain_jobs: int
+    drain_cap_s: float  # a capped run reports jobs done / cap (seed 004's method)
+    enqueue_one: int
+    enqueue_inflight: int
+    enqueue_bulk: int
+    pickup_jobs: int  # per run; the percentiles pool all runs
+    pickup_rate: float
+    killed_reps: int
+    storage_jobs: int
+    history_rows: int
+    history_waiting: int
+    history_seconds: int
+    seed000_workers: tuple[int, ...]
+    seed000_seconds: float
+    realwork_jobs: int
+
+
+FULL = Profile(
+    name="full",
+    reps=3,
+    sweep_clients=(1, 2, 4, 8, 16),
+    sweep_seconds=3,
+    backlog=1_200_000,
+    sustained_seconds=60,
+    sustained_backlog=1_200_000,
+    drain_jobs=50_000,
+    drain_cap_s=6.0,
+    enqueue_one=5_000,
+    enqueue_inflight=20_000,
+    enqueue_bulk=20_000,
+    pickup_jobs=100,
+    pickup_rate=20.0,
+    killed_reps=3,
+    storage_jobs=100_000,
+    history_rows=1_800_000,
+    history_waiting=200_000,
+    history_seconds=3,
+    seed000_workers=(1, 2, 4, 8, 16, 32, 64, 128),
+    seed000_seconds=3.0,
+    realwork_jobs=20_000,
+)
+
+QUICK = Profile(
+    name="quick",
+    reps=1,
+    sweep_clients=(1, 4),
+    sweep_seconds=1,
+    backlog=100_000,
+    sustained_seconds=4,
+    sustained_backlog=50_000,
+    drain_jobs=1_000,
+    drain_cap_s=2.0,
+    enqueue_one=200,
+    enqueue_inflight=500,
+    enqueue_bulk=1_000,
+    pickup_jobs=10,
+    pickup_rate=50.0,
+    killed_reps=1,
+    storage_jobs=2_000,
+    history_rows=20_000,
+    history_waiting=5_000,
+    history_seconds=1,
+    seed000_workers=(1, 8),
+    seed000_seconds=0.6,
+    realwork_jobs=300,
+)
+
+PROFILES = {p.name: p for p in (FULL, QUICK)}

@@ -1,0 +1,1 @@
+select * from q.claim('bench', 1);

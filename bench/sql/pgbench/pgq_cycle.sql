@@ -1,0 +1,2 @@
+select id, {q}(token::text) as token from q.claim('bench', 1) \gset
+select q.complete(:id, :token::uuid);
