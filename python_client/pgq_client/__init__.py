@@ -27,19 +27,27 @@ from .calls import (
     listen,
     pause,
     reap,
+    release,
+    release_many,
     resume,
     retry,
     session_key,
     stats,
 )
+from .job_context import JobCancelled, JobContext, JobLost
 from .jobs import Job, Outcome, QueueStats
 from .statements import CHANNEL
+from .worker import Worker
 
 __all__ = [
     "CHANNEL",
     "Job",
+    "JobCancelled",
+    "JobContext",
+    "JobLost",
     "Outcome",
     "QueueStats",
+    "Worker",
     "cancel",
     "claim",
     "complete",
@@ -53,6 +61,8 @@ __all__ = [
     "listen",
     "pause",
     "reap",
+    "release",
+    "release_many",
     "resume",
     "retry",
     "session_key",

@@ -114,6 +114,18 @@ async def heartbeat_many(
         return await cur.fetchall()
 
 
+async def release(conn: AsyncConnection, job_id: int, token: UUID) -> bool:
+    """Give a claim back unfinished: waiting again at once, the attempt not counted."""
+    return bool(await _scalar(conn, sql.RELEASE, (job_id, token)))
+
+
+async def release_many(conn: AsyncConnection, jobs: Iterable[Job]) -> list[int]:
+    """Release many claims in one statement; returns the ids that were still current."""
+    batch = list(jobs)
+    cur = await conn.execute(sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch]))
+    return [int(r[0]) for r in await cur.fetchall()]
+
+
 async def reap(conn: AsyncConnection, max_jobs: int = 1000) -> int:
     """Return lost claims to their queues; 0 when another session is reaping."""
     return int(await _scalar(conn, sql.REAP, (max_jobs,)))

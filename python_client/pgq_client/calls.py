@@ -119,6 +119,18 @@ def heartbeat_many(conn: Connection, jobs: Iterable[Job], *, lease: timedelta | 
         return cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease)).fetchall()
 
 
+def release(conn: Connection, job_id: int, token: UUID) -> bool:
+    """Give a claim back unfinished (``q.release``): waiting again at once, the attempt not counted."""
+    return bool(conn.execute(sql.RELEASE, (job_id, token)).fetchone()[0])
+
+
+def release_many(conn: Connection, jobs: Iterable[Job]) -> list[int]:
+    """Release many claims in one statement; returns the ids that were still current."""
+    batch = list(jobs)
+    rows = conn.execute(sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch])).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 def reap(conn: Connection, max_jobs: int = 1000) -> int:
     """Return lost claims to their queues (``q.reap``); 0 when another session is reaping."""
     return int(conn.execute(sql.REAP, (max_jobs,)).fetchone()[0])

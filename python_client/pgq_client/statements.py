@@ -21,6 +21,8 @@ FAIL = "select q.fail(id => %s, token => %s, error => %s, retry_in => %s, retrya
 FAIL_MANY = "select * from q.fail_many(ids => %s, tokens => %s, errors => %s, retry_in => %s)"
 HEARTBEAT = "select q.heartbeat(id => %s, token => %s, lease => %s)"
 HEARTBEAT_MANY = "select * from q.heartbeat_many(ids => %s, tokens => %s, lease => %s)"
+RELEASE = "select q.release(id => %s, token => %s)"
+RELEASE_MANY = "select id from q.release_many(ids => %s, tokens => %s) as id"
 REAP = "select q.reap(max_jobs => %s)"
 SESSION_KEY = "select q.session_key()"
 CANCEL = "select q.cancel(id => %s)"

@@ -1,0 +1,51 @@
+"""Which queue to claim from next: a queue is worth a claim while its last claim came back full,
+after a NOTIFY named it, and at every poll tick."""
+
+from __future__ import annotations
+
+import threading
+
+
+class ClaimPlan:
+    """Per-queue "may have work" flags, fed by claims, notifications and the poll timer.
+
+    A hint that arrives while a claim of the same queue is on its way wins
+    over that claim's "came back short": the job behind the hint may have
+    been committed after the claim looked.
+    """
+
+    def __init__(self, queues: tuple[str, ...]) -> None:
+        self._queues = queues
+        self._more = dict.fromkeys(queues, True)
+        self._hints = dict.fromkeys(queues, 0)
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def hint(self, queue: str | None = None) -> bool:
+        """Mark one queue (None: all) as worth a claim; False if the queue is not ours."""
+        with self._lock:
+            names = self._queues if queue is None else ((queue,) if queue in self._more else ())
+            for name in names:
+                self._more[name] = True
+                self._hints[name] += 1
+            return bool(names)
+
+    def pick(self) -> tuple[str, int] | None:
+        """The next queue worth a claim (round robin) and its hint counter, or None."""
+        with self._lock:
+            n = len(self._queues)
+            for i in range(n):
+                name = self._queues[(self._next + i) % n]
+                if self._more[name]:
+                    self._next = (self._next + i + 1) % n
+                    return name, self._hints[name]
+            return None
+
+    def claimed(self, queue: str, asked: int, got: int, hints_then: int) -> None:
+        """Record a claim's result: a full claim means more work; a short one means none, unless hinted since."""
+        with self._lock:
+            if got < asked and self._hints[queue] == hints_then:
+                self._more[queue] = False
+
+    def any(self) -> bool:
+        return any(self._more.values())
