@@ -1,0 +1,252 @@
+"""The Alembic history: one head, frozen snapshots intact, `alembic upgrade
+head` builds exactly what sql/install.sql builds, every revision upgrades with
+rows in place, up/down/up repeats cleanly, and concurrent upgrades apply once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from psycopg.types.json import Jsonb
+
+ROOT = Path(__file__).resolve().parents[2]
+ALEMBIC_INI = ROOT / "alembic.ini"
+ALEMBIC = Path(sys.executable).parent / "alembic"
+
+# Every catalog fact of schema q that an upgrade could get wrong, one text line
+# each; compared as sorted lists, so order does not matter but duplicates do.
+# Alembic's own version table is left out.
+FINGERPRINT = r"""
+with rel as (
+  select c.oid, c.relname, c.relkind
+    from pg_catalog.pg_class c
+   where c.relnamespace = 'q'::regnamespace
+     and c.relname not in ('alembic_version', 'alembic_version_pkc')
+), acl as (
+  select o.oid, coalesce((select string_agg(a::text, ',' order by a::text) from unnest(o.acl) a), 'default') as acl
+    from (select p.oid, p.proacl as acl from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
+          union all
+          select c.oid, c.relacl from pg_catalog.pg_class c where c.relnamespace = 'q'::regnamespace
+          union all
+          select t.oid, t.typacl from pg_catalog.pg_type t where t.typnamespace = 'q'::regnamespace) o
+)
+select 'schema q owner=' || pg_catalog.pg_get_userbyid(n.nspowner)
+       || ' acl=' || coalesce((select string_agg(a::text, ',' order by a::text) from unnest(n.nspacl) a), 'default')
+       || ' comment=' || coalesce(pg_catalog.obj_description(n.oid, 'pg_namespace'), '')
+  from pg_catalog.pg_namespace n where n.nspname = 'q'
+union all
+select 'function ' || p.oid::regprocedure::text
+       || ' owner=' || pg_catalog.pg_get_userbyid(p.proowner)
+       || ' acl=' || acl.acl
+       || ' comment=' || coalesce(pg_catalog.obj_description(p.oid, 'pg_proc'), '')
+       || E'\n' || pg_catalog.pg_get_functiondef(p.oid)
+  from pg_catalog.pg_proc p join acl on acl.oid = p.oid
+ where p.pronamespace = 'q'::regnamespace
+union all
+select 'relation ' || rel.relname || ' kind=' || rel.relkind::text
+       || ' persistence=' || c.relpersistence::text || ' replident=' || c.relreplident::text
+       || ' options=' || coalesce(array_to_string(array(select o from unnest(c.reloptions) o order by o), ','), '')
+       || ' owner=' || pg_catalog.pg_get_userbyid(c.relowner)
+       || ' acl=' || acl.acl
+       || ' comment=' || coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), '')
+  from rel join pg_catalog.pg_class c on c.oid = rel.oid join acl on acl.oid = c.oid
+union all
+select 'column ' || rel.relname || '.' || a.attname || ' #' || a.attnum
+       || ' type=' || pg_catalog.format_type(a.atttypid, a.atttypmod)
+       || ' notnull=' || a.attnotnull::text
+       || ' default=' || coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid), '')
+       || ' identity=' || a.attidentity::text || ' generated=' || a.attgenerated::text
+       || ' collation=' || coalesce(nullif(a.attcollation, 0)::regcollation::text, '')
+       || ' comment=' || coalesce(pg_catalog.col_description(rel.oid, a.attnum), '')
+  from rel
+  join pg_catalog.pg_attribute a on a.attrelid = rel.oid and a.attnum > 0 and not a.attisdropped
+  left join pg_catalog.pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+ where rel.relkind in ('r', 'p', 'c', 'v', 'm')
+union all
+select 'index ' || pg_catalog.pg_get_indexdef(i.indexrelid)
+  from pg_catalog.pg_index i join rel on rel.oid = i.indrelid
+union all
+select 'constraint ' || coalesce(rel.relname, con.contypid::regtype::text) || '.' || con.conname
+       || ' ' || pg_catalog.pg_get_constraintdef(con.oid)
+       || ' deferrable=' || con.condeferrable::text || ' deferred=' || con.condeferred::text
+       || ' comment=' || coalesce(pg_catalog.obj_description(con.oid, 'pg_constraint'), '')
+  from pg_catalog.pg_constraint con left join rel on rel.oid = con.conrelid
+ where con.connamespace = 'q'::regnamespace and (rel.oid is not null or con.contypid <> 0)
+union all
+select 'trigger ' || pg_catalog.pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text
+       || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_trigger'), '')
+  from pg_catalog.pg_trigger t join rel on rel.oid = t.tgrelid
+ where not t.tgisinternal
+union all
+select 'type ' || t.typname || ' kind=' || t.typtype::text || ' category=' || t.typcategory::text
+       || ' owner=' || pg_catalog.pg_get_userbyid(t.typowner) || ' acl=' || acl.acl
+       || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_type'), '')
+       || ' enum=' || coalesce((select string_agg(e.enumlabel, ',' order by e.enumsortorder)
+                                  from pg_catalog.pg_enum e where e.enumtypid = t.oid), '')
+  from pg_catalog.pg_type t join acl on acl.oid = t.oid
+ where t.typnamespace = 'q'::regnamespace
+   and t.typname not in ('alembic_version', '_alembic_version')
+union all
+select 'sequence ' || s.sequencename || ' type=' || s.data_type::text || ' start=' || s.start_value::text
+       || ' min=' || s.min_value::text || ' max=' || s.max_value::text || ' increment=' || s.increment_by::text
+       || ' cycle=' || s.cycle::text || ' cache=' || s.cache_size::text
+  from pg_catalog.pg_sequences s where s.schemaname = 'q'
+union all
+select 'policy ' || pol.polname || ' on ' || rel.relname
+       || ' ' || coalesce(pg_catalog.pg_get_expr(pol.polqual, pol.polrelid), '')
+  from pg_catalog.pg_policy pol join rel on rel.oid = pol.polrelid
+union all
+select 'rule ' || r.rulename || ' ' || pg_catalog.pg_get_ruledef(r.oid)
+  from pg_catalog.pg_rewrite r join rel on rel.oid = r.ev_class
+"""
+
+# What is left in q after a downgrade to base: Alembic's table and its parts.
+LEFT_IN_SCHEMA = """
+select 'relation ' || c.relname from pg_catalog.pg_class c where c.relnamespace = 'q'::regnamespace
+union all
+select 'function ' || p.oid::regprocedure::text from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
+union all
+select 'type ' || t.typname from pg_catalog.pg_type t where t.typnamespace = 'q'::regnamespace
+"""
+ONLY_ALEMBIC_VERSION = [
+    "relation alembic_version",
+    "relation alembic_version_pkc",
+    "type _alembic_version",
+    "type alembic_version",
+]
+
+
+def script_directory() -> ScriptDirectory:
+    return ScriptDirectory.from_config(Config(str(ALEMBIC_INI)))
+
+
+def alembic_command(*args: str) -> list[str]:
+    return [str(ALEMBIC), "-c", str(ALEMBIC_INI), *args]
+
+
+def alembic_env(url: str) -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": url}
+
+
+def alembic(url: str, *args: str) -> None:
+    run = subprocess.run(alembic_command(*args), env=alembic_env(url), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, f"alembic {' '.join(args)} exited {run.returncode}:\n{run.stderr}"
+
+
+def fingerprint(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
+        return sorted(r[0] for r in conn.execute(FINGERPRINT).fetchall())
+
+
+def left_in_schema(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
+        return sorted(r[0] for r in conn.execute(LEFT_IN_SCHEMA).fetchall())
+
+
+def versions(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
+        return [r[0] for r in conn.execute("select version_num from q.alembic_version").fetchall()]
+
+
+def assert_same_catalog(install_sql: list[str], alembic_head: list[str]) -> None:
+    only_install = sorted(set(install_sql) - set(alembic_head))
+    only_alembic = sorted(set(alembic_head) - set(install_sql))
+    assert (only_install, only_alembic) == ([], []), "catalogs differ (left: install.sql only, right: alembic only)"
+    assert install_sql == alembic_head  # also the same number of each
+
+
+def test_the_alembic_history_has_exactly_one_head() -> None:
+    heads = script_directory().get_heads()
+    assert len(heads) == 1, heads
+
+
+def test_frozen_sql_snapshots_match_their_recorded_checksums() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "verify_frozen.py")], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+
+
+def test_alembic_upgrade_head_builds_the_same_catalog_as_install_sql(
+    db_url: str, new_database: Callable[[], str]
+) -> None:
+    install_sql = fingerprint(db_url)  # db_url is a copy of a database made with sql/install.sql
+    assert len(install_sql) > 50, "the fingerprint sees schema q"
+    migrated = new_database()
+    alembic(migrated, "upgrade", "head")
+
+    assert_same_catalog(install_sql, fingerprint(migrated))
+    assert versions(migrated) == [script_directory().get_current_head()]
+
+
+def test_every_revision_upgrades_to_head_with_its_jobs_in_place(new_database: Callable[[], str]) -> None:
+    head = script_directory().get_current_head()
+    history = [r.revision for r in reversed(list(script_directory().walk_revisions()))]
+    assert history and history[-1] == head
+    for revision in history:
+        url = new_database()
+        alembic(url, "upgrade", revision)
+        with psycopg.connect(url, autocommit=True) as conn:
+            # The SQL API every revision has had: enqueue, claim, complete.
+            ids = [r[0] for r in conn.execute("select q.enqueue_many('upgrade', %s)", (Jsonb([1, 2, 3, 4, 5]),))]
+            conn.execute("select q.enqueue('upgrade', '6', run_at => now() + interval '1 hour')")
+            held = conn.execute("select id, token from q.claim('upgrade', 2, owner => 0)").fetchall()
+            before = conn.execute("select id, state, token from q.job order by id").fetchall()
+
+        alembic(url, "upgrade", "head")
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            assert versions(url) == [head], revision
+            assert conn.execute("select id, state, token from q.job order by id").fetchall() == before, revision
+            assert [conn.execute("select q.complete(%s, %s)", h).fetchone()[0] for h in held] == [True, True]
+            rest = conn.execute("select id, token from q.claim('upgrade', 10)").fetchall()
+            assert sorted(r[0] for r in rest) == sorted(set(ids) - {h[0] for h in held}), revision
+            done = conn.execute("select * from q.complete_many(%s, %s)", ([r[0] for r in rest], [r[1] for r in rest]))
+            assert len(done.fetchall()) == 3
+            assert conn.execute("select count(*) from q.job where state = 's'").fetchone()[0] == 1
+
+
+def test_upgrade_downgrade_upgrade_twice_leaves_the_install_sql_catalog(
+    db_url: str, new_database: Callable[[], str]
+) -> None:
+    install_sql = fingerprint(db_url)
+    url = new_database()
+    for round_ in (1, 2):
+        alembic(url, "upgrade", "head")
+        assert_same_catalog(install_sql, fingerprint(url))
+        alembic(url, "downgrade", "base")
+        assert left_in_schema(url) == ONLY_ALEMBIC_VERSION, f"round {round_}"
+        assert versions(url) == []
+    alembic(url, "upgrade", "head")
+    assert_same_catalog(install_sql, fingerprint(url))
+
+
+def test_five_concurrent_alembic_upgrades_all_succeed_and_apply_once(
+    db_url: str, new_database: Callable[[], str]
+) -> None:
+    install_sql = fingerprint(db_url)
+    url = new_database()
+    procs = [
+        subprocess.Popen(
+            alembic_command("upgrade", "head"), env=alembic_env(url), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+        )
+        for _ in range(5)
+    ]
+    outcomes: list[tuple[int, str]] = []
+    for proc in procs:
+        _, stderr = proc.communicate(timeout=120)
+        outcomes.append((proc.returncode, stderr))
+
+    assert [rc for rc, _ in outcomes] == [0] * 5, "\n".join(err for rc, err in outcomes if rc)
+    revisions = len(list(script_directory().walk_revisions()))
+    applied = sum(err.count("Running upgrade ") for _, err in outcomes)
+    assert applied == revisions, "each revision ran once; the later processes found the database at head"
+    assert versions(url) == [script_directory().get_current_head()]
+    assert_same_catalog(install_sql, fingerprint(url))

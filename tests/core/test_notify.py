@@ -1,0 +1,140 @@
+"""The enqueue NOTIFY as a listening worker sees it: only committed waiting
+jobs wake anyone, once per queue per statement, with the queue name as payload."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.types.json import Jsonb
+
+Connect = Callable[..., psycopg.Connection[Any]]
+QUIET = 0.5  # how long "nothing arrives" is watched for
+
+
+@pytest.fixture
+def listener(connect: Connect) -> Iterator[psycopg.Connection[Any]]:
+    connection = connect()
+    connection.execute("listen pgq")
+    yield connection
+
+
+def received(listener: psycopg.Connection[Any], seconds: float = QUIET) -> list[tuple[str, str]]:
+    """Every notification that arrives within the given seconds, as (channel, payload)."""
+    return [(n.channel, n.payload) for n in listener.notifies(timeout=seconds)]
+
+
+def first_arrival(listener: psycopg.Connection[Any], seconds: float = 5.0) -> list[tuple[str, str]]:
+    """Wait up to `seconds` for one notification, then collect what else comes within QUIET."""
+    got = [(n.channel, n.payload) for n in listener.notifies(timeout=seconds, stop_after=1)]
+    return got + received(listener)
+
+
+def test_enqueue_in_a_rolled_back_transaction_leaves_no_job_and_sends_no_notification(
+    conn: psycopg.Connection[Any], connect: Connect, listener: psycopg.Connection[Any]
+) -> None:
+    producer = connect(autocommit=False)
+    job_id = producer.execute("select q.enqueue('a', '{\"x\": 1}')").fetchone()[0]
+    producer.execute("select q.enqueue_many('a', %s)", (Jsonb([1, 2, 3]),))
+    producer.rollback()
+
+    assert received(listener) == []
+    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q.job_history where id = %s", (job_id,)).fetchone()[0] == 0
+    assert conn.execute("select * from q.claim('a', 10)").fetchall() == []
+
+
+def test_notification_arrives_only_after_the_enqueuing_transaction_commits(
+    connect: Connect, listener: psycopg.Connection[Any]
+) -> None:
+    producer = connect(autocommit=False)
+    producer.execute("select q.enqueue('a', '{}')")
+    assert received(listener) == []  # transaction still open
+
+    producer.commit()
+    assert first_arrival(listener) == [("pgq", "a")]
+
+
+def test_enqueue_many_of_100_jobs_sends_one_notification(
+    conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]
+) -> None:
+    ids = conn.execute("select q.enqueue_many('a', %s)", (Jsonb([{"n": n} for n in range(100)]),)).fetchall()
+    assert len(ids) == 100
+    assert first_arrival(listener) == [("pgq", "a")]
+
+
+def test_one_transaction_enqueuing_into_two_queues_sends_one_notification_per_queue(
+    connect: Connect, listener: psycopg.Connection[Any]
+) -> None:
+    producer = connect(autocommit=False)
+    producer.execute("select q.enqueue('a', '1')")
+    producer.execute("select q.enqueue('a', '2')")
+    producer.execute("select q.enqueue('b', '3')")
+    producer.commit()
+
+    got = first_arrival(listener)
+    assert sorted(got) == [("pgq", "a"), ("pgq", "b")]
+
+
+def test_one_insert_statement_for_two_queues_sends_one_notification_per_queue(
+    conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]
+) -> None:
+    # The trigger itself, hit by one multi-queue INSERT (as the superuser the tests run as).
+    conn.execute("select q.enqueue('a', '0'), q.enqueue('b', '0')")
+    assert sorted(first_arrival(listener)) == [("pgq", "a"), ("pgq", "b")]
+
+    conn.execute(
+        """insert into q.job (queue_id, payload, run_at)
+           select qq.id, to_jsonb(g), now() from q.queue qq, generate_series(1, 50) g
+            where qq.name in ('a', 'b')"""
+    )
+    assert sorted(first_arrival(listener)) == [("pgq", "a"), ("pgq", "b")]
+
+
+def test_notification_payload_is_the_queue_name_and_never_job_data(
+    conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]
+) -> None:
+    conn.execute("select q.enqueue('mail.outbound:eu-1', '{\"secret\": \"do not broadcast\"}')")
+    assert first_arrival(listener) == [("pgq", "mail.outbound:eu-1")]
+
+
+def test_scheduled_jobs_send_no_notification(conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]) -> None:
+    conn.execute("select q.enqueue('a', '{}', run_at => now() + interval '1 hour')")
+    conn.execute("select q.enqueue_many('a', '[1, 2]', run_at => now() + interval '1 hour')")
+    assert received(listener) == []
+    assert conn.execute("select count(*) from q.job where state = 's'").fetchone()[0] == 3
+
+
+def test_setting_pgq_notify_off_sends_nothing(
+    conn: psycopg.Connection[Any], connect: Connect, listener: psycopg.Connection[Any]
+) -> None:
+    producer = connect()
+    producer.execute("set pgq.notify = off")
+    producer.execute("select q.enqueue('a', '{}')")
+    producer.execute("select q.enqueue_many('a', %s)", (Jsonb(list(range(100))),))
+    assert received(listener) == []
+    assert conn.execute("select count(*) from q.job where state = 'w'").fetchone()[0] == 101
+
+
+def test_resume_sends_one_notification(conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]) -> None:
+    conn.execute("select q.pause('a')")
+    assert received(listener) == []
+    conn.execute("select q.resume('a')")
+    assert first_arrival(listener) == [("pgq", "a")]
+
+
+def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
+    conn.execute("select q.enqueue_many('a', '[1, 2, 3]')")
+    worker = connect()
+    assert len(worker.execute("select * from q.claim('a', 3, lease => '10 milliseconds')").fetchall()) == 3
+    watcher = connect()
+    watcher.execute("listen pgq")
+    time.sleep(0.05)
+
+    assert conn.execute("select q.reap()").fetchone()[0] == 3
+    assert first_arrival(watcher) == [("pgq", "a")]
