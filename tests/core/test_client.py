@@ -85,6 +85,17 @@ def test_sync_fail_retry_cancel_round_trip(conn: psycopg.Connection[Any]) -> Non
     assert sorted(j.id for j in pgq_client.claim(conn, "client", 10)) == sorted([ids[0], ids[1]])
 
 
+def test_sync_release_gives_claims_back_without_spending_an_attempt(conn: psycopg.Connection[Any]) -> None:
+    pgq_client.enqueue_many(conn, "client", [1, 2, 3])
+    a, b, c = pgq_client.claim(conn, "client", 3)
+    assert pgq_client.release(conn, a.id, a.token) is True
+    assert pgq_client.release(conn, a.id, a.token) is False
+    assert sorted(pgq_client.release_many(conn, [a, b, c])) == sorted([b.id, c.id])
+    again = pgq_client.claim(conn, "client", 3)
+    assert [j.id for j in again] == [a.id, b.id, c.id]
+    assert {j.attempt for j in again} == {1}
+
+
 def test_sync_heartbeat_tells_a_worker_its_job_was_cancelled(conn: psycopg.Connection[Any]) -> None:
     pgq_client.enqueue(conn, "client", {})
     (job,) = pgq_client.claim(conn, "client")
@@ -250,7 +261,12 @@ def test_async_enqueue_claim_heartbeat_complete_round_trip(db_url: str) -> None:
             assert await pgq_aio.complete(conn, jobs[0].id, jobs[0].token) is True
             assert await pgq_aio.complete(conn, jobs[0].id, jobs[0].token) is False
             assert sorted(await pgq_aio.complete_many(conn, jobs[1:])) == sorted(j.id for j in jobs[1:])
-            assert [j.payload for j in await pgq_aio.claim(conn, "client", 10)] == [[4]]
+            (last,) = await pgq_aio.claim(conn, "client", 10)
+            assert last.payload == [4]
+            assert await pgq_aio.release(conn, last.id, last.token) is True
+            (last,) = await pgq_aio.claim(conn, "client", 10)
+            assert await pgq_aio.release_many(conn, [last]) == [last.id]
+            assert await pgq_aio.release_many(conn, [last]) == []
 
     asyncio.run(scenario())
 

@@ -126,6 +126,15 @@ def test_resume_sends_one_notification(conn: psycopg.Connection[Any], listener: 
     assert first_arrival(listener) == [("pgq", "a")]
 
 
+def test_releasing_a_claim_sends_one_notification(conn: psycopg.Connection[Any], connect: Connect) -> None:
+    conn.execute("select q.enqueue('a', '{}')")
+    claimed = conn.execute("select id, token from q.claim('a', 1)").fetchone()
+    watcher = connect()
+    watcher.execute("listen pgq")
+    assert conn.execute("select q.release(%s, %s)", claimed).fetchone()[0] is True
+    assert first_arrival(watcher) == [("pgq", "a")]
+
+
 def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
     conn: psycopg.Connection[Any], connect: Connect
 ) -> None:

@@ -126,6 +126,8 @@ def test_a_reaped_claims_old_token_changes_nothing_and_the_new_claimer_completes
     assert session_a.execute("select q.heartbeat(%s, %s)", old).fetchone()[0] == "lost"
     assert session_a.execute("select q.heartbeat(%s, %s, '1 hour')", old).fetchone()[0] == "lost"
     assert session_a.execute("select * from q.complete_many(%s, %s)", ([old[0]], [old[1]])).fetchall() == []
+    assert session_a.execute("select q.release(%s, %s)", old).fetchone()[0] is False
+    assert session_a.execute("select * from q.release_many(%s, %s)", ([old[0]], [old[1]])).fetchall() == []
     assert session_a.execute(
         "select status from q.fail_many(%s, %s, %s)", ([old[0]], [old[1]], ["late"])
     ).fetchall() == [("lost",)]
