@@ -9,10 +9,18 @@ declare
   v_key integer := nullif(current_setting('pgq.session_key', true), '')::integer;
 begin
   if v_key is null then
-    v_key := nextval('q.session_key_seq');
+    -- A rollback undoes set_config but neither nextval nor the session lock:
+    -- if this session drew a key before, it still holds it, so take that one
+    -- again instead of piling up a new lock per rolled-back first call.
+    begin
+      v_key := currval('q.session_key_seq');
+    exception when object_not_in_prerequisite_state then
+      v_key := nextval('q.session_key_seq');
+    end;
     -- A session-level lock, held until this connection closes: the reaper
     -- probes it with pg_try_advisory_xact_lock, and a lock it can take
     -- proves the claimer is gone (no superuser, no pg_stat_activity needed).
+    -- (Re-entrant: taking a lock this session holds only bumps a local count.)
     perform pg_advisory_lock(q.lock_space(), v_key);
     perform set_config('pgq.session_key', v_key::text, false);
   end if;
