@@ -5,8 +5,13 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+  -- Its own statement: inside the UPDATE's WHERE this volatile call ran once
+  -- per existing queue row (and never on an empty table), and the row it
+  -- created was invisible to the UPDATE, so a new queue stayed unpaused.
+  v_queue_id integer := (q.ensure_queue(pause.queue)).id;
 begin
-  update q.queue qq set paused = true where qq.id = (q.ensure_queue(pause.queue)).id;
+  update q.queue qq set paused = true where qq.id = v_queue_id;
 end
 $$;
 
