@@ -1,0 +1,96 @@
+"""What every contender adapter offers, and the thread runner the sync ones share.
+
+An adapter is one small module with a class that can: set up a fresh
+database (`setup`), load a backlog fast (`load`, never timed), enqueue one job
+(`enqueue_one`), enqueue in bulk (`enqueue_bulk`), and drain/work jobs with a
+number of workers and a claim batch (`work`), which covers "claim k" and
+"complete". Handlers get the payload; a drain ends when the queue is empty.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Handler = Callable[[dict[str, Any]], None]
+
+
+def payload(i: int, t: float | None = None) -> dict[str, Any]:
+    """Seed 004's job: { userId, email, template }, about 70 bytes of JSON (plus t for latency runs)."""
+    p: dict[str, Any] = {"userId": i, "email": f"user{i}@example.com", "template": "welcome-email"}
+    if t is not None:
+        p["t"] = t
+    return p
+
+
+@dataclass
+class WorkResult:
+    done: int
+    seconds: float
+    capped: bool
+
+
+class Contender(Protocol):
+    name: str
+
+    def setup(self) -> None: ...
+
+    def load(self, n: int) -> None: ...
+
+    def enqueue_one(self, n: int) -> float: ...
+
+    def enqueue_inflight(self, n: int, inflight: int) -> float: ...
+
+    def enqueue_bulk(self, n: int, per_call: int) -> float: ...
+
+    def work(self, workers: int, batch: int, expect: int, cap_s: float, sleep_s: float = 0.0) -> WorkResult: ...
+
+    def close(self) -> None: ...
+
+
+Loop = Callable[[threading.Event, list[int], int], None]
+
+
+def run_threads(workers: int, make: Callable[[int], Loop], cap_s: float) -> WorkResult:
+    """Start `workers` threads; each connects (make(i) returns its loop), then all start at once.
+
+    A loop runs until its queue is empty, adding jobs done to counts[i]. The run
+    ends when every thread has returned or at the cap (stop is set; jobs done so
+    far count: seed 004's "a capped run reports jobs processed / cap").
+    """
+    stop = threading.Event()
+    counts = [0] * workers
+    ready = threading.Barrier(workers + 1)
+    errors: list[BaseException] = []
+
+    def target(i: int) -> None:
+        try:
+            loop = make(i)
+            ready.wait()
+            loop(stop, counts, i)
+        except BaseException as exc:  # surfaced after join
+            errors.append(exc)
+            ready.abort()
+
+    threads = [threading.Thread(target=target, args=(i,), daemon=True) for i in range(workers)]
+    for t in threads:
+        t.start()
+    try:
+        ready.wait(timeout=60)
+    except threading.BrokenBarrierError:
+        pass
+    t0 = time.perf_counter()
+    deadline = t0 + cap_s
+    for t in threads:
+        t.join(timeout=max(0.0, deadline - time.perf_counter()))
+    capped = any(t.is_alive() for t in threads)
+    stop.set()
+    elapsed = time.perf_counter() - t0
+    for t in threads:
+        t.join(timeout=30)
+    if errors:
+        raise errors[0]
+    return WorkResult(done=sum(counts), seconds=cap_s if capped else elapsed, capped=capped)

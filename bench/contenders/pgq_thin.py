@@ -1,0 +1,105 @@
+"""pgq through the thin client (`pgq_client` functions), one thread and connection per worker.
+
+The worker loop is the one the client's docstring shows: claim up to `batch`
+on an autocommit connection, run each job, complete it (`complete` for one,
+`complete_many` for a batch). A drain stops a worker at its first empty claim.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pgq_client
+import psycopg
+
+from .. import databases
+from ..cluster import Server
+from .base import Loop, WorkResult, payload, run_threads
+
+QUEUE = databases.QUEUE
+
+
+class PgqThin:
+    name = "pgq (pgq_client functions)"
+
+    def __init__(self, server: Server, dbname: str = "bench_pgq_thin") -> None:
+        self.server = server
+        self.dbname = dbname
+        self.dsn = ""
+
+    def setup(self) -> None:
+        self.dsn = databases.new_pgq(self.server, self.dbname)
+
+    def connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(self.dsn, autocommit=True)
+
+    def load(self, n: int) -> None:
+        """Empty the queue, then n waiting jobs, vacuumed (set-up, not timed)."""
+        with self.connect() as conn:
+            conn.execute("truncate q.job, q.job_history")
+            databases.fill_pgq(conn, n, databases.PAYLOAD_SQL)
+            conn.execute("vacuum (analyze) q.job")
+
+    def pending(self) -> int:
+        with self.connect() as conn:
+            return int(conn.execute("select count(*) from q.job").fetchone()[0])
+
+    def enqueue_one(self, n: int) -> float:
+        with self.connect() as conn:
+            t0 = time.perf_counter()
+            for i in range(n):
+                pgq_client.enqueue(conn, QUEUE, payload(i))
+            return time.perf_counter() - t0
+
+    def enqueue_inflight(self, n: int, inflight: int) -> float:
+        per = n // inflight
+
+        def make(i: int) -> Loop:
+            conn = self.connect()
+
+            def loop(stop: threading.Event, counts: list[int], i: int) -> None:
+                with conn:
+                    for k in range(per):
+                        pgq_client.enqueue(conn, QUEUE, payload(i * per + k))
+                        counts[i] += 1
+
+            return loop
+
+        r = run_threads(inflight, make, cap_s=600)
+        return r.seconds
+
+    def enqueue_bulk(self, n: int, per_call: int) -> float:
+        with self.connect() as conn:
+            t0 = time.perf_counter()
+            for start in range(0, n, per_call):
+                pgq_client.enqueue_many(conn, QUEUE, [payload(i) for i in range(start, min(n, start + per_call))])
+            return time.perf_counter() - t0
+
+    def work(self, workers: int, batch: int, expect: int, cap_s: float, sleep_s: float = 0.0) -> WorkResult:
+        def make(i: int) -> Loop:
+            conn = self.connect()
+
+            def loop(stop: threading.Event, counts: list[int], i: int) -> None:
+                with conn:
+                    while not stop.is_set():
+                        jobs = pgq_client.claim(conn, QUEUE, batch)
+                        if not jobs:
+                            return
+                        for _job in jobs:
+                            if sleep_s:
+                                time.sleep(sleep_s)
+                        if batch == 1:
+                            pgq_client.complete(conn, jobs[0].id, jobs[0].token)
+                        else:
+                            pgq_client.complete_many(conn, jobs)
+                        counts[i] += len(jobs)
+
+            return loop
+
+        return run_threads(workers, make, cap_s)
+
+    def close(self) -> None:
+        self.server.drop(self.dbname)
+
