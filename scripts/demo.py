@@ -1,73 +1,100 @@
 #!/usr/bin/env python3
-"""`make demo`: enqueue a few thousand jobs and drain them with several workers.
+"""`make demo`: enqueue a few thousand jobs and drain them with pgq's Worker in several processes.
 
-Each worker is a separate process with its own connection, claiming in
-batches with q.claim and finishing with q.complete_many; one job in fifty
-fails once to show the retry path. Prints what happened.
+Each process runs ``pgq_client.Worker`` (the same runtime as ``pgq worker``):
+batched claims woken by NOTIFY, completes pipelined with the next claim,
+heartbeats, the reaper's turn. One job in fifty fails on its first attempt to
+show the retry path (the queue's backoff is shortened for the demo). A progress
+bar follows the queue while it drains; then SIGTERM stops the workers
+gracefully and the script prints what happened.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
+import signal
 import time
 from typing import Any
 
 import psycopg
-
-from pgq_client import claim, complete_many, enqueue_many, fail, reap, stats
+from pgq_client import JobContext, Worker, enqueue_many, stats
+from pgq_client.cli_tables import stats_table
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 QUEUE = "demo"
-JOBS = 5000
-WORKERS = 4
-BATCH = 50
+JOBS = 20000
+PROCESSES = 3
+CONCURRENCY = 8
 
 
-def work(url: str, done: Any) -> None:
-    with psycopg.connect(url, autocommit=True) as conn:
-        idle_since = time.monotonic()
-        while time.monotonic() - idle_since < 2.0:
-            jobs = claim(conn, QUEUE, BATCH)
-            if not jobs:
-                reap(conn)
-                time.sleep(0.05)
-                continue
-            idle_since = time.monotonic()
-            ok = []
-            for job in jobs:
-                if job.payload["n"] % 50 == 0 and job.attempt == 1:
-                    fail(conn, job.id, job.token, "demo: every fiftieth job fails once", retry_in=None)
-                else:
-                    ok.append(job)
-            with done.get_lock():
-                done.value += len(complete_many(conn, ok))
+def handle(payload: dict[str, Any], job: JobContext) -> None:
+    """The demo's job: nothing, except that every fiftieth fails its first attempt."""
+    if payload["n"] % 50 == 0 and job.attempt == 1:
+        raise RuntimeError(f"demo: job {payload['n']} fails once")
+
+
+def work(url: str) -> None:
+    logging.getLogger("pgq").setLevel(logging.ERROR)  # the failures are on purpose; the summary counts them
+    Worker(handle, QUEUE, database_url=url, concurrency=CONCURRENCY).run()
+
+
+def remaining(conn: psycopg.Connection[Any]) -> tuple[int, int]:
+    row = next((r for r in stats(conn) if r.queue == QUEUE), None)
+    return (0, 0) if row is None else (row.waiting + row.scheduled + row.running, row.dead)
 
 
 def main() -> None:
+    console = Console()
     url = os.environ["DATABASE_URL"]
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("select q.configure(%s, backoff_base => '10 milliseconds', backoff_max => '100 milliseconds')", (QUEUE,))
+        conn.execute(
+            "select q.configure(%s, backoff_base => '10 milliseconds', backoff_max => '100 milliseconds',"
+            " keep_completed => true)",
+            (QUEUE,),
+        )
+        conn.execute("delete from q.job_history where queue_id = (select id from q.queue where name = %s)", (QUEUE,))
         start = time.monotonic()
         for first in range(0, JOBS, 500):
             enqueue_many(conn, QUEUE, [{"n": n} for n in range(first, min(first + 500, JOBS))])
         enqueued = time.monotonic() - start
-        print(f"enqueued {JOBS} jobs in {enqueued:.2f} s ({JOBS / enqueued:,.0f} jobs/s)")
+        console.print(f"enqueued {JOBS:,} jobs in {enqueued:.2f} s ({JOBS / enqueued:,.0f} jobs/s)")
 
-        done = mp.Value("i", 0)
         start = time.monotonic()
-        procs = [mp.Process(target=work, args=(url, done)) for _ in range(WORKERS)]
+        procs = [mp.get_context("spawn").Process(target=work, args=(url,)) for _ in range(PROCESSES)]
         for p in procs:
             p.start()
-        while any(p.is_alive() for p in procs) and done.value < JOBS:
-            time.sleep(0.2)
-            print(f"\r  completed {done.value:>6} / {JOBS}", end="", flush=True)
+        columns = (TextColumn("draining"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console) as progress:
+            bar = progress.add_task("drain", total=JOBS)
+            left, dead = remaining(conn)
+            while left > 0 and time.monotonic() - start < 120:
+                progress.update(bar, completed=JOBS - left)
+                time.sleep(0.1)
+                left, dead = remaining(conn)
+            progress.update(bar, completed=JOBS - left)
         drained = time.monotonic() - start
         for p in procs:
-            p.join()
-        print(f"\ndrained {done.value} jobs with {WORKERS} workers in {drained:.2f} s ({done.value / drained:,.0f} jobs/s)")
-        for row in stats(conn):
-            if row.queue == QUEUE:
-                print(f"queue {row.queue}: waiting={row.waiting} scheduled={row.scheduled} running={row.running} dead={row.dead}")
+            os.kill(p.pid, signal.SIGTERM)  # graceful: no job is running, so they stop at once
+        for p in procs:
+            p.join(30)
+
+        done, retried = conn.execute(
+            "select count(*), count(*) filter (where errors is not null) from q.job_history h"
+            " join q.queue qq on qq.id = h.queue_id where qq.name = %s and h.state = 'completed'",
+            (QUEUE,),
+        ).fetchone()
+        console.print(
+            f"drained {done:,} jobs with {PROCESSES} worker processes x {CONCURRENCY} threads in {drained:.2f} s"
+            f" ({done / drained:,.0f} jobs/s, process start-up included)"
+        )
+        console.print(f"{retried} jobs failed once on purpose and completed on their retry; dead: {dead}")
+        console.print(f"workers stopped: exit codes {[p.exitcode for p in procs]}")
+        console.print(stats_table([r for r in stats(conn) if r.queue == QUEUE], title="queue after the demo"))
+        if left or dead or done != JOBS or any(p.exitcode for p in procs):
+            raise SystemExit("demo: not every job completed exactly once")
 
 
 if __name__ == "__main__":
