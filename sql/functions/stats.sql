@@ -12,7 +12,9 @@ as $$
            count(*) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())) as waiting,
            count(*) filter (where x.state = 's' and x.run_at > now()) as scheduled,
            count(*) filter (where x.state = 'r') as running,
-           now() - min(x.run_at) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())) as oldest_waiting
+           -- Clamped: inside a long transaction now() can precede run_at.
+           greatest(now() - min(x.run_at) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())),
+                    interval '0') as oldest_waiting
       from q.job x
      group by x.queue_id
   ), dead as (
