@@ -94,3 +94,13 @@ def run_threads(workers: int, make: Callable[[int], Loop], cap_s: float) -> Work
     if errors:
         raise errors[0]
     return WorkResult(done=sum(counts), seconds=cap_s if capped else elapsed, capped=capped)
+
+
+def paced(n: int, per_second: float, send: Callable[[int, float], None]) -> None:
+    """Call send(i, t) n times at per_second, t = time.time() just before the call (pickup latency)."""
+    start = time.perf_counter()
+    for i in range(n):
+        delay = start + i / per_second - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        send(i, time.time())

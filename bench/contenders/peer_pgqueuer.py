@@ -185,5 +185,19 @@ class Pgqueuer:
 
         asyncio.run(go())
 
+    def enqueue_timed(self, n: int, per_second: float) -> None:
+        async def go() -> None:
+            conn = await self._connect()
+            q = Queries(AsyncpgDriver(conn))
+            start = time.perf_counter()
+            for i in range(n):
+                delay = start + i / per_second - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                await q.enqueue(ENTRYPOINT, json.dumps(payload(i, time.time())).encode())
+            await conn.close()
+
+        asyncio.run(go())
+
     def close(self) -> None:
         self.server.drop(self.dbname)

@@ -159,5 +159,18 @@ class Procrastinate:
 
         asyncio.run(go())
 
+    def enqueue_timed(self, n: int, per_second: float) -> None:
+        async def go() -> None:
+            app = self.app()
+            async with app.open_async():
+                start = time.perf_counter()
+                for i in range(n):
+                    delay = start + i / per_second - time.perf_counter()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    await self.task.defer_async(**payload(i, time.time()))
+
+        asyncio.run(go())
+
     def close(self) -> None:
         self.server.drop(self.dbname)

@@ -16,7 +16,7 @@ import psycopg
 
 from .. import databases
 from ..cluster import Server
-from .base import Loop, WorkResult, payload, run_threads
+from .base import Loop, WorkResult, paced, payload, run_threads
 
 QUEUE = databases.QUEUE
 
@@ -99,6 +99,10 @@ class PgqThin:
             return loop
 
         return run_threads(workers, make, cap_s)
+
+    def enqueue_timed(self, n: int, per_second: float) -> None:
+        with self.connect() as conn:
+            paced(n, per_second, lambda i, t: pgq_client.enqueue(conn, QUEUE, payload(i, t)))
 
     def close(self) -> None:
         self.server.drop(self.dbname)

@@ -8,11 +8,12 @@ from ..cluster import Server
 from .peer_pgqueuer import Pgqueuer
 from .peer_procrastinate import Procrastinate
 from .pgq_thin import PgqThin
+from .pgq_worker import PgqWorker
 from .seed004 import Seed004
 
 PGQ_THIN = PgqThin.name
 SEED004 = Seed004.name
-PGQ_WORKER = "pgq Worker (pgq_client.Worker, defaults)"
+PGQ_WORKER = PgqWorker.name
 PEERS = ("procrastinate", "pgqueuer")
 # The Worker claims up to its free slots per call: its "batch" is its default.
 WORKER_DEFAULT_BATCH = 0
@@ -31,4 +32,4 @@ def drainers(server: Server) -> list[Any]:
     out: list[Any] = [PgqThin(server), Seed004(server)]
     for c in out:
         c.batches = (1, 50)
-    return out + [Procrastinate(server), Pgqueuer(server)]
+    return [out[0], PgqWorker(server), out[1], Procrastinate(server), Pgqueuer(server)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -17,7 +18,7 @@ from psycopg.types.json import Jsonb
 
 from .. import databases
 from ..cluster import Server
-from .base import Loop, WorkResult, payload, run_threads
+from .base import Loop, WorkResult, paced, payload, run_threads
 
 QUEUE = "emails"
 CLAIM = (
@@ -107,6 +108,49 @@ class Seed004:
             return loop
 
         return run_threads(workers, make, cap_s)
+
+    def enqueue_timed(self, n: int, per_second: float) -> None:
+        with self.connect() as conn:
+            paced(n, per_second, lambda i, t: conn.execute(INSERT, (QUEUE, Jsonb(payload(i, t)))))
+
+    on_job: Callable[[dict[str, Any]], None] = staticmethod(lambda payload: None)
+
+    def serve(self, workers: int, until: Callable[[], bool], timeout_s: float) -> None:
+        """The seed's idle workers: a LISTEN connection wakes every waiting loop; 1 s poll fallback."""
+        wake = threading.Condition()
+        stop = threading.Event()
+
+        def listener() -> None:
+            with self.connect() as conn:
+                conn.execute("LISTEN jobs")
+                while not stop.is_set():
+                    for _ in conn.notifies(timeout=0.2, stop_after=1):
+                        with wake:
+                            wake.notify_all()
+
+        def loop() -> None:
+            with self.connect(autocommit=False) as conn:
+                while not stop.is_set():
+                    with conn.transaction():
+                        rows = conn.execute(CLAIM, (QUEUE, 1)).fetchall()
+                        for _id, job in rows:
+                            self.on_job(job)
+                    if not rows:
+                        with wake:
+                            wake.wait(1.0)
+
+        threads = [threading.Thread(target=listener, daemon=True)]
+        threads += [threading.Thread(target=loop, daemon=True) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + timeout_s
+        while not until() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        with wake:
+            wake.notify_all()
+        for t in threads:
+            t.join(10)
 
     def close(self) -> None:
         self.server.drop(self.dbname)
