@@ -163,12 +163,22 @@ async def stats(conn: AsyncConnection) -> list[QueueStats]:
         return await cur.fetchall()
 
 
-async def listen(
+def listen(
     conn: AsyncConnection, queues: Iterable[str] | None = None, *, timeout: float | None = None
 ) -> AsyncIterator[str]:
-    """Yield queue names as jobs are enqueued, until timeout seconds pass without one (autocommit only)."""
+    """Yield queue names as jobs are enqueued, until timeout seconds pass without one.
+
+    The autocommit check happens here, at the call; LISTEN is sent when the
+    iteration starts.
+    """
     if not conn.autocommit:
         raise ValueError("listen() needs an autocommit connection: AsyncConnection.connect(..., autocommit=True)")
+    return _queue_names(conn, queues, timeout)
+
+
+async def _queue_names(
+    conn: AsyncConnection, queues: Iterable[str] | None, timeout: float | None
+) -> AsyncIterator[str]:
     await conn.execute(sql.LISTEN)
     wanted = set(queues) if queues is not None else None
     async for note in conn.notifies(timeout=timeout):

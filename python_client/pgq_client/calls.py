@@ -171,11 +171,17 @@ def listen(conn: Connection, queues: Iterable[str] | None = None, *, timeout: fl
     """Yield queue names as jobs are enqueued (NOTIFY pgq), until timeout seconds pass without one.
 
     Needs an autocommit connection (a LISTEN inside a transaction waits for
-    its commit). Notifications are hints: poll as well, they can be lost.
+    its commit), checked before anything is sent. LISTEN runs at once, so no
+    notification sent after this call returns is missed. Notifications are
+    hints: poll as well, they can be lost.
     """
     if not conn.autocommit:
         raise ValueError("listen() needs an autocommit connection: psycopg.connect(..., autocommit=True)")
     conn.execute(sql.LISTEN)
+    return _queue_names(conn, queues, timeout)
+
+
+def _queue_names(conn: Connection, queues: Iterable[str] | None, timeout: float | None) -> Iterator[str]:
     wanted = set(queues) if queues is not None else None
     for note in conn.notifies(timeout=timeout):
         if wanted is None or note.payload in wanted:
