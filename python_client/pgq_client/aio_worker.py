@@ -163,6 +163,7 @@ class AsyncWorker:
                     draining_until = now + s.grace_period
                     ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
                             grace_period=s.grace_period)
+                    ledger.mark_stopping()
                     self._give_back_unstarted()
                 if draining_until is not None:
                     if ledger.in_hand <= 0 and not ledger.pending():
@@ -346,6 +347,9 @@ class AsyncWorker:
                 try:
                     if conn is None:
                         conn = await pool.getconn(timeout=2.0)
+                        if s.pgbouncer:  # no listener to measure the clock against the database's
+                            cur = await conn.execute("select clock_timestamp()")
+                            ledger.clock_skew = (await cur.fetchone())[0] - datetime.now(timezone.utc)
                     rekeyed = self._rekeyed_from
                     if rekeyed is not None:
                         await aio.reap(conn)

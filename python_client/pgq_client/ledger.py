@@ -153,6 +153,12 @@ class Ledger:
         self._to_release.extend(contexts)
         self._finished += len(contexts)
 
+    def mark_stopping(self) -> None:
+        """Tell every held job that the worker is shutting down (JobContext.worker_stopping)."""
+        with self.lock:
+            for ctx in self.held.values():
+                ctx.worker_stopping = True
+
     def unfinished(self) -> list[JobContext]:
         with self.lock:
             return [c for c in self.held.values() if not c.finished]

@@ -212,6 +212,7 @@ class Worker:
                     draining_until = now + s.grace_period
                     ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
                             grace_period=s.grace_period)
+                    ledger.mark_stopping()
                     self._give_back_unstarted()
                 if draining_until is not None:
                     if ledger.in_hand <= 0 and not ledger.pending():
@@ -382,6 +383,9 @@ class Worker:
             try:
                 if conn is None:
                     conn = pool.getconn(timeout=2.0)
+                    if s.pgbouncer:  # no listener to measure the clock against the database's
+                        db_now = conn.execute("select clock_timestamp()").fetchone()[0]
+                        ledger.clock_skew = db_now - datetime.now(timezone.utc)
                 rekeyed = self._rekeyed_from
                 if rekeyed is not None:
                     # Our old key is free now, so peers will reap its jobs: reap them ourselves

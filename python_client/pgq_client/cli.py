@@ -1,0 +1,327 @@
+"""The `pgq` command: migrate, run workers, enqueue, and look after queues and jobs.
+
+Every command reads the database from ``--database-url`` or ``$DATABASE_URL``.
+Bad arguments and database errors end with a one-line message and a non-zero
+exit status (2 for usage errors, 1 for everything else), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, NoReturn
+
+import psycopg
+import typer
+from psycopg.rows import dict_row
+from rich.console import Console
+from rich.live import Live
+
+from . import calls
+from . import events as ev
+from .cli_tables import JOB_COLUMNS, JOBS_SQL, STATES, job_detail, jobs_table, stats_table
+from .handlers import HandlerNotFound, is_async, load
+from .migrate import MigrationsNotFound
+from .migrate import upgrade as alembic_upgrade
+
+app = typer.Typer(
+    name="pgq",
+    help="pgq: a job queue that lives in PostgreSQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+
+class State:
+    database_url = ""
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@app.callback()
+def main_options(
+    database_url: str = typer.Option(
+        "", "--database-url", envvar="DATABASE_URL", show_envvar=True, help="PostgreSQL URL or key=value string."
+    ),
+) -> None:
+    State.database_url = database_url
+
+
+def _url() -> str:
+    if not State.database_url:
+        fail("no database: set DATABASE_URL or pass --database-url", 2)
+    return State.database_url
+
+
+@contextmanager
+def database() -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection; database errors become a clear message and exit 1."""
+    try:
+        with psycopg.connect(_url(), autocommit=True, connect_timeout=10) as conn:
+            yield conn
+    except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id
+        fail(exc.diag.message_primary or str(exc))
+    except psycopg.errors.UndefinedFunction as exc:
+        fail(f"pgq is not installed in this database (run `pgq migrate`): {exc.diag.message_primary}")
+    except psycopg.errors.InsufficientPrivilege as exc:
+        fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role or the table owner)")
+    except psycopg.Error as exc:
+        diag = getattr(exc, "diag", None)
+        message = (diag.message_primary if diag is not None else None) or str(exc).strip()
+        fail(f"database error: {message}")
+
+
+# -- migrate ---------------------------------------------------------------------------------
+
+
+@app.command()
+def migrate(
+    revision: Annotated[str, typer.Option(help="Alembic revision to upgrade to.")] = "head",
+    alembic_ini: str = typer.Option(
+        None, "--alembic-ini", envvar="PGQ_ALEMBIC_INI", help="pgq's alembic.ini (found automatically in a checkout)."
+    ),
+) -> None:
+    """Install or upgrade pgq in the database (alembic upgrade head)."""
+    url = _url()
+    try:
+        ini = alembic_upgrade(url, revision=revision, alembic_ini=alembic_ini)
+    except MigrationsNotFound as exc:
+        fail(str(exc), 2)
+    except psycopg.Error as exc:
+        fail(f"database error: {str(exc).strip()}")
+    except Exception as exc:  # noqa: BLE001 - alembic raises plain exceptions (CommandError, SQLAlchemy errors)
+        fail(f"migration failed: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}")
+    out.print(f"pgq is at revision {revision} ({ini})", highlight=False)
+
+
+# -- worker -------------------------------------------------------------------------------------
+
+
+@app.command()
+def worker(
+    handler: Annotated[
+        str, typer.Argument(help="The handler, as module:function (the current directory is importable).")
+    ],
+    queue: Annotated[list[str], typer.Option("--queue", "-q", help="Queue to work on; repeat for several.")],
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Jobs run at once (threads, or tasks for async handlers).")
+    ] = 10,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, max=1000, help="Most jobs per claim (default: sized automatically).")
+    ] = None,
+    lease: Annotated[float | None, typer.Option(min=1, help="Claim lease in seconds (default: the queue's).")] = None,
+    poll_interval: Annotated[float, typer.Option(min=0.01, help="Seconds between polls when no NOTIFY arrives.")] = 1.0,
+    listen: Annotated[bool, typer.Option("--listen/--no-listen", help="Wake on NOTIFY (off: poll only).")] = True,
+    pgbouncer: Annotated[
+        bool, typer.Option("--pgbouncer", help="Behind PgBouncer (transaction mode): poll only.")
+    ] = False,
+    grace_period: Annotated[float, typer.Option(min=0, help="Seconds running jobs get after SIGTERM/SIGINT.")] = 20.0,
+    payload: Annotated[
+        str | None, typer.Option(help="module:Model (pydantic) or module:function to validate payloads.")
+    ] = None,
+    log_level: Annotated[
+        str, typer.Option(help="debug shows every job; info the worker's life; warning failures.")
+    ] = "info",
+    log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line.")] = False,
+) -> None:
+    """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back)."""
+    level = logging.getLevelName(log_level.upper())
+    if not isinstance(level, int):
+        fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
+    try:
+        function = load(handler)
+        hook = load(payload) if payload else None
+    except HandlerNotFound as exc:
+        fail(str(exc), 2)
+    ev.configure(level, json_lines=log_json)
+    options: dict[str, Any] = dict(
+        database_url=_url(),
+        concurrency=concurrency,
+        batch_size=batch_size,
+        lease=lease,
+        poll_interval=poll_interval,
+        listen=listen,
+        pgbouncer=pgbouncer,
+        grace_period=grace_period,
+        payload=hook,
+    )
+    try:
+        if is_async(function):
+            from .aio_worker import AsyncWorker
+
+            asyncio.run(AsyncWorker(function, queue, **options).run())
+        else:
+            from .worker import Worker
+
+            Worker(function, queue, **options).run()
+    except ValueError as exc:
+        fail(str(exc), 2)
+
+
+# -- enqueue ------------------------------------------------------------------------------------
+
+_RELATIVE = re.compile(r"^\+?(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
+
+
+def parse_run_at(text: str) -> datetime:
+    """An ISO 8601 time (naive = UTC), or a delay from now such as +30s, +5m, +2h."""
+    relative = _RELATIVE.match(text.strip())
+    if relative and text.strip().startswith("+"):
+        seconds = float(relative.group(1)) * _UNITS[relative.group(2)]
+        return datetime.now(timezone.utc) + timedelta(seconds=seconds)
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is neither an ISO 8601 time nor a delay like +30s") from None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+@app.command()
+def enqueue(
+    queue: Annotated[str, typer.Argument(help="Queue name.")],
+    payload: Annotated[str, typer.Argument(help='The job\'s payload as JSON, e.g. \'{"to": "ada@example.com"}\'.')],
+    run_at: Annotated[
+        str | None, typer.Option("--run-at", help="When to run: ISO 8601 time or a delay like +30s, +5m.")
+    ] = None,
+    priority: Annotated[int, typer.Option(help="Higher runs first (-32768..32767).")] = 0,
+    dedup_key: Annotated[
+        str | None, typer.Option("--dedup-key", help="At most one waiting/running job per queue and key.")
+    ] = None,
+    max_attempts: Annotated[
+        int | None, typer.Option("--max-attempts", min=1, help="Failed attempts before dead.")
+    ] = None,
+) -> None:
+    """Add a job; prints its id."""
+    try:
+        data = json.loads(payload)
+    except json.JSONDecodeError as exc:
+        raise typer.BadParameter(f"payload is not valid JSON: {exc}", param_hint="PAYLOAD") from None
+    when = parse_run_at(run_at) if run_at else None
+    with database() as conn:
+        job_id = calls.enqueue(
+            conn, queue, data, run_at=when, priority=priority, max_attempts=max_attempts, dedup_key=dedup_key
+        )
+    out.print(job_id)
+
+
+# -- stats, jobs ----------------------------------------------------------------------------------
+
+
+@app.command()
+def stats(
+    once: Annotated[bool, typer.Option("--once", help="Print the table once and exit.")] = False,
+    interval: Annotated[float, typer.Option(min=0.1, help="Seconds between refreshes.")] = 1.0,
+) -> None:
+    """Queues with their waiting, scheduled, running and dead counts (refreshing until Ctrl-C)."""
+    with database() as conn:
+        if once:
+            out.print(stats_table(calls.stats(conn)))
+            return
+        try:
+            with Live(stats_table(calls.stats(conn)), console=out, refresh_per_second=4) as live:
+                while True:
+                    time.sleep(interval)
+                    stamp = datetime.now().strftime("%H:%M:%S")
+                    live.update(stats_table(calls.stats(conn), title=f"pgq queues at {stamp} (Ctrl-C to stop)"))
+        except KeyboardInterrupt:
+            pass
+
+
+@app.command()
+def jobs(
+    job_id: Annotated[int | None, typer.Argument(help="Show one job in full (payload, every error).")] = None,
+    state: Annotated[str | None, typer.Option("--state", "-s", help=f"One of: {', '.join(STATES)}.")] = None,
+    queue: Annotated[str | None, typer.Option("--queue", "-q", help="Only this queue.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=10000, help="Most rows to list.")] = 50,
+) -> None:
+    """List jobs (newest first), or inspect one by id."""
+    if state is not None and state not in STATES:
+        raise typer.BadParameter(f"{state!r} is not one of {', '.join(STATES)}", param_hint="--state")
+    with database() as conn, conn.cursor(row_factory=dict_row) as cur:
+        if job_id is not None:
+            row = cur.execute(JOBS_SQL + " where id = %s", (job_id,)).fetchone()
+            if row is None:
+                fail(f"job {job_id} does not exist (or its history was purged)")
+            out.print(job_detail(row))
+            return
+        where, params = [], []
+        if state:
+            where.append("state = %s")
+            params.append(state)
+        if queue:
+            where.append("queue = %s")
+            params.append(queue)
+        query = JOBS_SQL + (" where " + " and ".join(where) if where else "") + " order by id desc limit %s"
+        rows = cur.execute(query, (*params, limit)).fetchall()
+        out.print(jobs_table([{k: r[k] for k in JOB_COLUMNS} for r in rows]))
+
+
+# -- admin actions ----------------------------------------------------------------------------------
+
+
+@app.command()
+def retry(job_id: int = typer.Argument(..., help="A dead or cancelled job.")) -> None:
+    """Put a dead or cancelled job back in its queue."""
+    with database() as conn:
+        calls.retry(conn, job_id)
+    out.print(f"job {job_id} is waiting again")
+
+
+@app.command()
+def cancel(job_id: int = typer.Argument(..., help="A waiting, scheduled or running job.")) -> None:
+    """Cancel a job (a running one learns at its next heartbeat)."""
+    with database() as conn:
+        done = calls.cancel(conn, job_id)
+    if not done:
+        fail(f"job {job_id} had already finished")
+    out.print(f"job {job_id} cancelled")
+
+
+@app.command()
+def reap() -> None:
+    """Return lost claims to their queues now (workers do this about once a second)."""
+    with database() as conn:
+        count = calls.reap(conn)
+    out.print(f"recovered {count} lost claim(s)")
+
+
+@app.command()
+def pause(queue: str = typer.Argument(...)) -> None:
+    """Stop claims from a queue."""
+    with database() as conn:
+        calls.pause(conn, queue)
+    out.print(f"queue {queue} paused")
+
+
+@app.command()
+def resume(queue: str = typer.Argument(...)) -> None:
+    """Let claims from a paused queue go on."""
+    with database() as conn:
+        calls.resume(conn, queue)
+    out.print(f"queue {queue} resumed")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
