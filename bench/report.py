@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -80,4 +79,7 @@ def write(
 
 
 def write_json(path: Path, sections: list[Section], env: dict[str, Any]) -> None:
-    path.write_text(json.dumps({"env": env, "sections": [asdict(s) for s in sections]}, indent=1, default=str))
+    def plain(o: Any) -> Any:
+        return vars(o) if hasattr(o, "__dict__") else str(o)
+
+    path.write_text(json.dumps({"env": env, "sections": sections}, indent=1, default=plain))

@@ -51,6 +51,9 @@ class Pgqueuer:
         self.dsn = ""
         self.on_job: Callable[[dict[str, Any]], None] | None = None
 
+    # Set for "N in flight" runs: one QueueManager with max_concurrent_tasks = N.
+    max_tasks: int | None = None
+
     def batch_label(self, batch: int) -> str:
         return f"batch_size {batch}"
 
@@ -146,13 +149,14 @@ class Pgqueuer:
 
     def work(self, workers: int, batch: int, expect: int, cap_s: float, sleep_s: float = 0.0) -> WorkResult:
         async def go() -> WorkResult:
-            managers = [await self._manager(sleep_s) for _ in range(workers)]
+            managers = [await self._manager(sleep_s) for _ in range(1 if self.max_tasks else workers)]
             t0 = time.perf_counter()
             capped = False
             try:
                 await asyncio.wait_for(
                     asyncio.gather(*(
-                        qm.run(batch_size=batch, mode=QueueExecutionMode.drain, dequeue_timeout=timedelta(seconds=1))
+                        qm.run(batch_size=batch, mode=QueueExecutionMode.drain, dequeue_timeout=timedelta(seconds=1),
+                               max_concurrent_tasks=self.max_tasks)
                         for qm, _ in managers
                     )),
                     timeout=cap_s,
