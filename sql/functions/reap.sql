@@ -34,6 +34,12 @@ begin
   loop
     if pg_try_advisory_xact_lock(q.lock_space(), v_owner) then
       v_gone := v_gone || v_owner;
+      -- Each lock taken is kept until commit, and the lock table is small
+      -- (max_locks_per_transaction x max_connections slots in all): tens of
+      -- thousands of gone sessions made every reap fail with "out of shared
+      -- memory". Each gone session holds a claim, so max_jobs of them (and
+      -- never more than 1000) are enough for this call; the rest wait for the next.
+      exit when cardinality(v_gone) >= least(max_jobs, 1000);
     end if;
   end loop;
 
