@@ -90,3 +90,26 @@ def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
     assert elapsed < 2.0
     assert scalar(db_url, "select crashes from q.job_history where id = %s", (job,)) == 1
     assert len(listener_pids(db_url)) == 1
+
+
+def test_async_worker_process_finishes_its_job_on_sigterm_and_gives_it_back_on_a_second(
+    db_url: str, spawn: Callable[..., Any]
+) -> None:
+    prepare(db_url)
+    worker = spawn(db_url, "-q", "w", handler="worker_test_handlers:run_async")
+    ready(db_url)
+    short = add(db_url, {"sleep": 1.0})
+    wait_for(lambda: scalar(db_url, "select count(*) from q.job where state = 'r'"), 10, "the job to start")
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(15) == 0, worker.output()
+    assert scalar(db_url, "select state from q.job_history where id = %s", (short,)) == "completed"
+
+    worker = spawn(db_url, "-q", "w", handler="worker_test_handlers:run_async")
+    ready(db_url)
+    long = add(db_url, {"sleep": 60})
+    wait_for(lambda: scalar(db_url, "select count(*) from q.job where state = 'r'"), 10, "the job to start")
+    worker.signal(signal.SIGTERM)
+    time.sleep(0.3)
+    worker.signal(signal.SIGTERM)
+    assert worker.wait(10) == 0, worker.output()
+    assert scalar(db_url, "select (state, attempt) = ('w', 0::smallint) from q.job where id = %s", (long,))

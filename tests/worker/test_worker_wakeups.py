@@ -65,7 +65,7 @@ def test_without_listen_a_new_job_still_starts_within_the_poll_interval(db_url: 
         worker.stop()
         assert worker.join(10)
     print(f"idle pickup polling every 1 s: {[round(x * 1000) for x in latencies]} ms")
-    assert max(latencies) < 1.0 + 0.5  # the interval, plus room for a loaded machine
+    assert max(latencies) < 1.0 + 1.0  # the interval, plus room for a loaded machine
 
 
 def test_worker_relistens_after_its_listener_backend_is_terminated_and_keeps_working(db_url: str) -> None:
