@@ -48,11 +48,13 @@ pytest: db ## Only pytest (pass ARGS="-k name" to select)
 demo: db migrate ## Enqueue a few thousand jobs and drain them with several workers
 	$(PY) scripts/demo.py
 
-bench: db ## Benchmarks (a few minutes); writes BENCHMARKS.md
-	@echo "bench: not yet"; exit 1
+bench: db ## Benchmarks (a few minutes); writes BENCHMARKS.md and bench/charts/
+	@bench/install-deps
+	$(PY) -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
 
-bench-quick: db ## Benchmarks, short version (under a minute)
-	@echo "bench-quick: not yet"; exit 1
+bench-quick: db ## Benchmarks, short version (under a minute); writes bench/results/quick/
+	@bench/install-deps
+	$(PY) -m bench --quick $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
 
 soak: db ## Long reliability suites (bounded, self-stopping); updates RELIABILITY.md
 	@echo "soak: not yet"; exit 1

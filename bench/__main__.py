@@ -44,13 +44,13 @@ def main() -> int:
     args = ap.parse_args()
 
     profile = PROFILES["quick" if args.quick else "full"]
-    if args.out:
-        out = args.out
+    if args.out or os.environ.get("PGQ_BENCH_OUT"):
+        out = args.out or Path(os.environ["PGQ_BENCH_OUT"])
     elif args.quick:
         out = ROOT / "bench" / "results" / "quick" / "BENCHMARKS.md"
     else:
         out = ROOT / "BENCHMARKS.md"
-    charts_dir = out.parent / "charts" if args.quick or args.out else ROOT / "bench" / "charts"
+    charts_dir = ROOT / "bench" / "charts" if out == ROOT / "BENCHMARKS.md" else out.parent / "charts"
     out.parent.mkdir(parents=True, exist_ok=True)
     charts_dir.mkdir(parents=True, exist_ok=True)
 
@@ -81,7 +81,9 @@ def main() -> int:
     env["run time"] = f"{total:.0f} s"
     rel = os.path.relpath(charts_dir, out.parent)
     report.write(out, sections, env, rel, profile.name, total)
-    report.write_json(out.with_suffix(".json"), sections, env)
+    raw = ROOT / "bench" / "results" / "full.json" if out == ROOT / "BENCHMARKS.md" else out.with_suffix(".json")
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    report.write_json(raw, sections, env)
     print(f"bench: wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} in {total:.0f} s")
     if failures:
         print("bench: failed measurements: " + "; ".join(failures))

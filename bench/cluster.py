@@ -24,8 +24,9 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDED = ROOT / "scripts" / "embedded-pg"
-BENCH_ROOT = ROOT / ".pg-bench"
-BENCH_PORT = "54351"
+# The test of `make bench-quick` points these elsewhere so it never meets a running `make bench`.
+BENCH_ROOT = Path(os.environ.get("PGQ_BENCH_PG_ROOT", str(ROOT / ".pg-bench")))
+BENCH_PORT = os.environ.get("PGQ_BENCH_PG_PORT", "54351")
 
 # Applied with ALTER SYSTEM on the harness's own cluster (then a restart).
 OWN_SETTINGS = {
@@ -65,7 +66,9 @@ class Server:
             return str(conn.execute("select current_setting(%s)", (name,)).fetchone()[0])
 
     def set_naptime(self, value: str) -> bool:
-        """Switch autovacuum_naptime (reload, no restart); False if not allowed here."""
+        """Switch autovacuum_naptime on the harness's own cluster; never touches a user's server."""
+        if not self.own:
+            return False
         try:
             with self.connect() as conn:
                 conn.execute(f"alter system set autovacuum_naptime = '{value}'")

@@ -21,6 +21,7 @@ class Profile:
     enqueue_bulk: int
     pickup_jobs: int  # per run; the percentiles pool all runs
     pickup_rate: float
+    pickup_idle_s: float  # workers idle this long before the first job
     killed_reps: int
     storage_jobs: int
     history_rows: int
@@ -46,6 +47,7 @@ FULL = Profile(
     enqueue_bulk=20_000,
     pickup_jobs=100,
     pickup_rate=20.0,
+    pickup_idle_s=1.0,
     killed_reps=3,
     storage_jobs=100_000,
     history_rows=1_800_000,
@@ -59,26 +61,27 @@ FULL = Profile(
 QUICK = Profile(
     name="quick",
     reps=1,
-    sweep_clients=(1, 4),
+    sweep_clients=(2,),
     sweep_seconds=1,
-    backlog=100_000,
-    sustained_seconds=4,
-    sustained_backlog=50_000,
-    drain_jobs=1_000,
-    drain_cap_s=2.0,
+    backlog=50_000,
+    sustained_seconds=2,
+    sustained_backlog=20_000,
+    drain_jobs=300,
+    drain_cap_s=1.0,
     enqueue_one=200,
     enqueue_inflight=500,
     enqueue_bulk=1_000,
-    pickup_jobs=10,
+    pickup_jobs=5,
     pickup_rate=50.0,
+    pickup_idle_s=0.4,
     killed_reps=1,
     storage_jobs=2_000,
-    history_rows=20_000,
+    history_rows=10_000,
     history_waiting=5_000,
     history_seconds=1,
-    seed000_workers=(1, 8),
-    seed000_seconds=0.6,
-    realwork_jobs=300,
+    seed000_workers=(4,),
+    seed000_seconds=0.5,
+    realwork_jobs=100,
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

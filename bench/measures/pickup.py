@@ -52,10 +52,10 @@ def run(ctx: Context) -> Section:
                 started = time.monotonic()
 
                 def gate(until: Any = until, started: float = started) -> bool:
-                    # one second of idling first, so every worker is waiting
-                    return time.monotonic() - started > 1.0 and until()
+                    # idle first, so every worker is waiting
+                    return time.monotonic() - started > p.pickup_idle_s and until()
 
-                c.serve(WORKERS, gate, timeout_s=1.0 + p.pickup_jobs / p.pickup_rate + 15)
+                c.serve(WORKERS, gate, timeout_s=p.pickup_idle_s + p.pickup_jobs / p.pickup_rate + 15)
                 producer.join(30)
                 lat[c.name] += got
                 ctx.log(f"pickup: run {rep + 1} {c.name}: {len(got)} jobs")
