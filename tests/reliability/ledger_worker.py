@@ -5,7 +5,8 @@ running a job body that writes the independent ledger (see books.py).
     DATABASE_URL=... ledger_worker.py --queue Q [--concurrency N] [--batch-size B]
         [--lease SECONDS] [--name NAME] [--poll-interval S]
 
-The payload says what the body does: ``{"n": 7, "ms": 30}`` sleeps 30 ms.
+The payload says what the body does: ``{"n": 7, "ms": 30}`` sleeps 30 ms
+(``"ms_retry"``: how long on later attempts, when it differs).
 The body writes ``start`` to rel.execution, sleeps, writes ``done``, each in
 its own transaction on its own connection (retrying while the database is
 away, so a restart loses no ledger row). Worker events go to stderr as JSON
@@ -56,7 +57,9 @@ def write(job: JobContext, phase: str) -> None:
 
 def body(payload: dict[str, Any], job: JobContext) -> None:
     write(job, "start")
-    ms = payload.get("ms", 0) if isinstance(payload, dict) else 0
+    ms = 0
+    if isinstance(payload, dict):
+        ms = payload.get("ms_retry", payload.get("ms", 0)) if job.attempt > 1 else payload.get("ms", 0)
     if ms:
         time.sleep(ms / 1000)
     write(job, "done")
