@@ -30,20 +30,21 @@ class Profile:
     seed000_workers: tuple[int, ...]
     seed000_seconds: float
     realwork_jobs: int
+    realwork_cap_s: float
 
 
 FULL = Profile(
     name="full",
     reps=3,
     sweep_clients=(1, 2, 4, 8, 16),
-    sweep_seconds=3,
+    sweep_seconds=2,
     backlog=1_200_000,
     sustained_seconds=60,
     sustained_backlog=1_200_000,
     drain_jobs=50_000,
-    drain_cap_s=6.0,
+    drain_cap_s=3.0,
     enqueue_one=5_000,
-    enqueue_inflight=20_000,
+    enqueue_inflight=5_000,
     enqueue_bulk=20_000,
     pickup_jobs=100,
     pickup_rate=20.0,
@@ -54,8 +55,9 @@ FULL = Profile(
     history_waiting=200_000,
     history_seconds=3,
     seed000_workers=(1, 2, 4, 8, 16, 32, 64, 128),
-    seed000_seconds=3.0,
+    seed000_seconds=2.0,
     realwork_jobs=20_000,
+    realwork_cap_s=5.0,
 )
 
 QUICK = Profile(
@@ -82,6 +84,7 @@ QUICK = Profile(
     seed000_workers=(4,),
     seed000_seconds=0.5,
     realwork_jobs=100,
+    realwork_cap_s=2.0,
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

@@ -52,6 +52,10 @@ def run(ctx: Context) -> Section:
     vacuums: dict[str, int] = {}
     naptime_ok = True
     for label, db, script, naptime in RUNS:
+        if db == "bench_sus_pgq5" and series:
+            default = series[RUNS[1][0]]
+            if default and min(v for _, v in default) >= 0.9 * max(v for _, v in default):
+                continue  # the default install held: the server setting has nothing to fix
         ctx.log(f"sustained: {label}: seeding {p.sustained_backlog:,}")
         _seed(ctx, db)
         naptime_ok &= srv.set_naptime(naptime)
@@ -98,14 +102,17 @@ def run(ctx: Context) -> Section:
     ratios = {k: (min(v for _, v in s) / max(v for _, v in s)) if s else float("nan") for k, s in series.items()}
     rows.append(["slowest / fastest"] + [f"{ratios[k]:.2f}" for k in series])
     rows.append(["autovacuum runs"] + [str(vacuums[k]) for k in series])
+    if RUNS[2][0] not in series:
+        sec.notes.append(f"The third line ({RUNS[2][0]}) runs only when the default install misses the 0.9 target; "
+                         "it held in this run.")
     sec.tables.append(Table(caption=f"claims/s per {interval} s, {CLIENTS} clients", headers=headers, rows=rows))
     default = RUNS[1][0]
     raw = RUNS[0][0]
     sec.targets.append(Target(
         name="sustained minute, default install: slowest 10 s ≥ 0.9x the fastest",
         holds=ratios[default] >= 0.9,
-        detail=f"{ratios[default]:.2f} (raw table with stock autovacuum: {ratios[raw]:.2f}; "
-               f"pgq + naptime 5s: {ratios[RUNS[2][0]]:.2f})",
+        detail=f"{ratios[default]:.2f} (raw table with stock autovacuum: {ratios[raw]:.2f}"
+               + (f"; pgq + naptime 5s: {ratios[RUNS[2][0]]:.2f})" if RUNS[2][0] in ratios else ")"),
     ))
     chart = ctx.charts / "sustained.png"
     charts.lines(chart, f"Sustained claims, {CLIENTS} clients: claims/s per {interval} s",
