@@ -40,3 +40,4 @@
 \ir functions/resume.sql
 \ir functions/configure.sql
 \ir functions/stats.sql
+\ir functions/jobs.sql

@@ -3,14 +3,14 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(88);
+select plan(93);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -43,6 +43,7 @@ select results_eq(
     ('q.finish(q.job,text,timestamp with time zone)'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
     ('q.notify_queues(integer[])'),
@@ -76,6 +77,7 @@ select results_eq(
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('pause', 'queue text', 'void'),
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
     ('release', 'id bigint, token uuid', 'boolean'),
@@ -106,6 +108,7 @@ select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
 select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval) exists');
 select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
+select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
@@ -127,8 +130,9 @@ select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns vo
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
 select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.queue', 'q.configure returns q.queue');
 select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
 
--- Volatility: everything writes except stats, which only reads.
+-- Volatility: everything writes except stats and jobs, which only read.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
 select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'volatile', 'q.enqueue_many is volatile');
@@ -148,6 +152,7 @@ select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volati
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
 select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'volatile', 'q.configure is volatile');
 select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
+select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
@@ -169,6 +174,7 @@ select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
 select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure is SECURITY DEFINER');
 select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
 -- run as definer, and they must not be (nobody else may call them anyway).
@@ -219,8 +225,8 @@ select tables_are('q',
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
-select types_are('q', array['claimed_job', 'queue_stats'],
-  'schema q has exactly the composite types claimed_job and queue_stats');
+select types_are('q', array['claimed_job', 'queue_stats', 'job_info'],
+  'schema q has exactly the composite types claimed_job, queue_stats and job_info');
 
 select results_eq(
   $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
@@ -240,6 +246,17 @@ select results_eq(
   $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
             ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval') $$,
   'q.queue_stats has the documented columns, in order');
+
+select results_eq(
+  $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
+       from pg_catalog.pg_attribute a
+      where a.attrelid = 'q.job_info'::regclass and a.attnum > 0 and not a.attisdropped
+      order by a.attnum $$,
+  $$ values ('id', 'bigint'), ('queue', 'text'), ('state', 'text'), ('attempt', 'integer'),
+            ('crashes', 'integer'), ('priority', 'integer'), ('run_at', 'timestamp with time zone'),
+            ('lease_until', 'timestamp with time zone'), ('finished_at', 'timestamp with time zone'),
+            ('dedup_key', 'text'), ('payload', 'jsonb'), ('errors', 'jsonb') $$,
+  'q.job_info has the documented columns, in order');
 
 select * from finish();
 rollback;

@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(135);
+select plan(139);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -26,6 +26,7 @@ insert into matrix values
   ('resume',                  false, false, true),
   ('configure',               false, false, true),
   ('stats',                   false, false, true),
+  ('jobs',                    false, false, true),
   ('lock_space',              false, false, false),
   ('check_queue_name',        false, false, false),
   ('check_job_options',       false, false, false),
@@ -50,7 +51,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 33 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 34 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

@@ -24,6 +24,7 @@ from .calls import (
     fail_many,
     heartbeat,
     heartbeat_many,
+    jobs,
     listen,
     pause,
     reap,
@@ -35,7 +36,7 @@ from .calls import (
     stats,
 )
 from .job_context import JobCancelled, JobContext, JobLost
-from .jobs import Job, Outcome, QueueStats
+from .jobs import Job, JobInfo, Outcome, QueueStats
 from .statements import CHANNEL
 from .worker import Worker
 
@@ -43,6 +44,7 @@ __all__ = [
     "CHANNEL",
     "Job",
     "JobCancelled",
+    "JobInfo",
     "JobContext",
     "JobLost",
     "Outcome",
@@ -58,6 +60,7 @@ __all__ = [
     "fail_many",
     "heartbeat",
     "heartbeat_many",
+    "jobs",
     "listen",
     "pause",
     "reap",

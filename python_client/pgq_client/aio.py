@@ -16,7 +16,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import statements as sql
-from .jobs import Job, Outcome, QueueStats
+from .jobs import Job, JobInfo, Outcome, QueueStats
 
 AsyncConnection = psycopg.AsyncConnection[Any]
 
@@ -160,6 +160,20 @@ async def stats(conn: AsyncConnection) -> list[QueueStats]:
     """Per-queue counts (``q.stats()``)."""
     async with conn.cursor(row_factory=class_row(QueueStats)) as cur:
         await cur.execute(sql.STATS)
+        return await cur.fetchall()
+
+
+async def jobs(
+    conn: AsyncConnection,
+    *,
+    queue: str | None = None,
+    state: str | None = None,
+    job_id: int | None = None,
+    limit: int = 50,
+) -> list[JobInfo]:
+    """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
+    async with conn.cursor(row_factory=class_row(JobInfo)) as cur:
+        await cur.execute(sql.JOBS, (queue, state, job_id, limit))
         return await cur.fetchall()
 
 

@@ -20,7 +20,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import statements as sql
-from .jobs import Job, Outcome, QueueStats
+from .jobs import Job, JobInfo, Outcome, QueueStats
 
 Connection = psycopg.Connection[Any]
 
@@ -165,6 +165,19 @@ def stats(conn: Connection) -> list[QueueStats]:
     """Per-queue counts (``q.stats()``)."""
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
         return cur.execute(sql.STATS).fetchall()
+
+
+def jobs(
+    conn: Connection,
+    *,
+    queue: str | None = None,
+    state: str | None = None,
+    job_id: int | None = None,
+    limit: int = 50,
+) -> list[JobInfo]:
+    """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
+    with conn.cursor(row_factory=class_row(JobInfo)) as cur:
+        return cur.execute(sql.JOBS, (queue, state, job_id, limit)).fetchall()
 
 
 def listen(conn: Connection, queues: Iterable[str] | None = None, *, timeout: float | None = None) -> Iterator[str]:

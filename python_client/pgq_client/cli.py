@@ -20,13 +20,12 @@ from typing import Annotated, Any, NoReturn
 
 import psycopg
 import typer
-from psycopg.rows import dict_row
 from rich.console import Console
 from rich.live import Live
 
 from . import calls
 from . import events as ev
-from .cli_tables import JOB_COLUMNS, JOBS_SQL, STATES, job_detail, jobs_table, stats_table
+from .cli_tables import STATES, job_detail, jobs_table, stats_table
 from .handlers import HandlerNotFound, is_async, load
 from .migrate import MigrationsNotFound
 from .migrate import upgrade as alembic_upgrade
@@ -251,23 +250,14 @@ def jobs(
     """List jobs (newest first), or inspect one by id."""
     if state is not None and state not in STATES:
         raise typer.BadParameter(f"{state!r} is not one of {', '.join(STATES)}", param_hint="--state")
-    with database() as conn, conn.cursor(row_factory=dict_row) as cur:
+    with database() as conn:
         if job_id is not None:
-            row = cur.execute(JOBS_SQL + " where id = %s", (job_id,)).fetchone()
-            if row is None:
+            found = calls.jobs(conn, job_id=job_id, limit=1)
+            if not found:
                 fail(f"job {job_id} does not exist (or its history was purged)")
-            out.print(job_detail(row))
+            out.print(job_detail(found[0]))
             return
-        where, params = [], []
-        if state:
-            where.append("state = %s")
-            params.append(state)
-        if queue:
-            where.append("queue = %s")
-            params.append(queue)
-        query = JOBS_SQL + (" where " + " and ".join(where) if where else "") + " order by id desc limit %s"
-        rows = cur.execute(query, (*params, limit)).fetchall()
-        out.print(jobs_table([{k: r[k] for k in JOB_COLUMNS} for r in rows]))
+        out.print(jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
 
 
 # -- admin actions ----------------------------------------------------------------------------------

@@ -10,25 +10,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .jobs import QueueStats
+from .jobs import JobInfo, QueueStats
 
-# Jobs as an admin sees them: the hot table and the history, one shape.
-JOBS_SQL = """
-select * from (
-  select j.id, qq.name as queue,
-         case j.state when 'w' then 'waiting' when 's' then 'scheduled' else 'running' end as state,
-         j.attempt, coalesce(j.crashes, 0) as crashes, j.priority, j.run_at,
-         case when j.state = 'r' then j.lease_until end as at, j.dedup_key, j.payload, j.errors
-    from q.job j join q.queue qq on qq.id = j.queue_id
-  union all
-  select h.id, qq.name, h.state, h.attempt, coalesce(h.crashes, 0), h.priority, h.run_at,
-         h.finished_at, h.dedup_key, h.payload, h.errors
-    from q.job_history h join q.queue qq on qq.id = h.queue_id
-) jobs
-"""
-JOB_COLUMNS = (
-    "id", "queue", "state", "attempt", "crashes", "priority", "run_at", "at", "dedup_key", "payload", "errors"
-)
 STATES = ("waiting", "scheduled", "running", "dead", "cancelled", "completed")
 
 
@@ -69,30 +52,33 @@ def _last_error(errors: Any) -> str:
     return lines[-1][:80] if lines else ""
 
 
-def jobs_table(rows: list[dict[str, Any]]) -> Table:
+def jobs_table(rows: list[JobInfo]) -> Table:
     table = Table(title="pgq jobs", title_justify="left")
     for name in ("id", "queue", "state", "attempt", "priority", "run at", "lease until / finished", "last error"):
         table.add_column(name, justify="right" if name in ("id", "attempt", "priority") else "left")
     for r in rows:
-        table.add_row(str(r["id"]), r["queue"], r["state"], str(r["attempt"]), str(r["priority"]),
-                      _when(r["run_at"]), _when(r["at"]), _last_error(r["errors"]))
+        table.add_row(str(r.id), r.queue, r.state, str(r.attempt), str(r.priority),
+                      _when(r.run_at), _when(r.finished_at or r.lease_until), _last_error(r.errors))
     if not rows:
         table.caption = "no jobs match"
     return table
 
 
-def job_detail(row: dict[str, Any]) -> Group:
-    table = Table(show_header=False, title=f"job {row['id']}", title_justify="left")
+def job_detail(row: JobInfo) -> Group:
+    table = Table(show_header=False, title=f"job {row.id}", title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
     for key in ("queue", "state", "attempt", "crashes", "priority", "dedup_key"):
-        table.add_row(key, "-" if row[key] is None else str(row[key]))
-    table.add_row("run_at", _when(row["run_at"]))
-    table.add_row("finished_at" if row["state"] in ("dead", "cancelled", "completed") else "lease_until",
-                  _when(row["at"]))
-    table.add_row("payload", json.dumps(row["payload"], indent=2))
+        value = getattr(row, key)
+        table.add_row(key, "-" if value is None else str(value))
+    table.add_row("run_at", _when(row.run_at))
+    if row.finished_at is not None:
+        table.add_row("finished_at", _when(row.finished_at))
+    else:
+        table.add_row("lease_until", _when(row.lease_until))
+    table.add_row("payload", json.dumps(row.payload, indent=2))
     parts: list[Any] = [table]
-    for entry in row["errors"] or []:
+    for entry in row.errors or []:
         head = f"attempt {entry.get('attempt')} at {entry.get('at')}" + (" (crash)" if entry.get("crashed") else "")
         parts.append(Text(head, style="bold red"))
         parts.append(Text(str(entry.get("error", ""))))

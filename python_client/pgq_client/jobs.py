@@ -41,3 +41,21 @@ class QueueStats:
     running: int
     dead: int
     oldest_waiting: timedelta | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobInfo:
+    """One row of ``q.jobs()``: a job wherever it is, live or finished."""
+
+    id: int
+    queue: str
+    state: str
+    attempt: int
+    crashes: int
+    priority: int
+    run_at: datetime
+    lease_until: datetime | None
+    finished_at: datetime | None
+    dedup_key: str | None
+    payload: Any
+    errors: list[dict[str, Any]] | None

@@ -30,6 +30,7 @@ RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 STATS = "select * from q.stats()"
+JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 LISTEN = "listen pgq"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.

@@ -26,3 +26,22 @@ create type q.queue_stats as (
 
 comment on type q.queue_stats is
   'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest due job has waited.';
+
+-- What q.jobs returns: a job wherever it is (hot table or history).
+create type q.job_info as (
+  id           bigint,
+  queue        text,
+  state        text,
+  attempt      integer,
+  crashes      integer,
+  priority     integer,
+  run_at       timestamptz,
+  lease_until  timestamptz,
+  finished_at  timestamptz,
+  dedup_key    text,
+  payload      jsonb,
+  errors       jsonb
+);
+
+comment on type q.job_info is
+  'A job as an admin sees it: state is waiting, scheduled, running, completed, dead or cancelled; lease_until is set while running, finished_at once finished.';
