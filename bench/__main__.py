@@ -14,7 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import databases, machine, report
+from . import databases, explain, machine, report
 from .cluster import BENCH_ROOT, ROOT, server
 from .context import Context
 from .model import Section
@@ -31,6 +31,7 @@ MEASURES = [
     "history",
     "seed000",
     "realwork",
+    "diag",
 ]
 
 
@@ -80,7 +81,7 @@ def main() -> int:
     env["load average (1/5/15 min) before / after"] = f"{load_before} / {machine.loadavg()}"
     env["run time"] = f"{total:.0f} s"
     rel = os.path.relpath(charts_dir, out.parent)
-    report.write(out, sections, env, rel, profile.name, total)
+    report.write(out, sections, env, rel, profile.name, total, closing=explain.closing(sections))
     raw = ROOT / "bench" / "results" / "full.json" if out == ROOT / "BENCHMARKS.md" else out.with_suffix(".json")
     raw.parent.mkdir(parents=True, exist_ok=True)
     report.write_json(raw, sections, env)

@@ -39,6 +39,7 @@ def run(
     *,
     mode: str = "simple",
     progress: int = 0,
+    options: str = "",
 ) -> PgbenchResult:
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
         f.write(script.replace("{q}", quoting(mode)))
@@ -46,7 +47,10 @@ def run(
         cmd = ["pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-M", mode, "-f", f.name]
         if progress:
             cmd += ["-P", str(progress)]
-        out = subprocess.run(cmd, env=server.libpq_env(dbname), capture_output=True, text=True, timeout=seconds + 120)
+        env = server.libpq_env(dbname)
+        if options:
+            env["PGOPTIONS"] = options
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds + 120)
     text = out.stdout + "\n" + out.stderr
     m = TPS.search(text)
     if out.returncode != 0 or not m:

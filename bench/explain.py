@@ -1,0 +1,104 @@
+"""The closing note: for every missed target, why (from this run's diagnostics) and what would fix it."""
+
+from __future__ import annotations
+
+from .model import Section
+from .stats import median
+
+
+def _per_call(diag: Section | None, label: str) -> float | None:
+    """Microseconds per call of a diagnostics row, or None when the row is missing."""
+    if diag is None or label not in diag.data.get("tps", {}):
+        return None
+    tps = median(diag.data["tps"][label])
+    return 1e6 / tps if tps else None
+
+
+def _us(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.0f} µs"
+
+
+def closing(sections: list[Section]) -> str:
+    by_key = {s.key: s for s in sections}
+    diag = by_key.get("diag")
+    missed = {s.key for s in sections for t in s.targets if t.holds is False}
+    missed_names = {t.name for s in sections for t in s.targets if t.holds is False}
+    if not missed:
+        return "Every target measured in this run holds."
+    d = {
+        "raw_insert": _per_call(diag, "raw INSERT, seed 004's table + NOTIFY trigger"),
+        "ins_trigger": _per_call(diag, "INSERT into q.job, pgq's notify trigger on"),
+        "ins_quiet": _per_call(diag, "INSERT into q.job, pgq.notify = off"),
+        "enqueue": _per_call(diag, "q.enqueue(queue, payload)"),
+        "enqueue_quiet": _per_call(diag, "q.enqueue, pgq.notify = off"),
+        "raw_claim": _per_call(diag, "raw claim (seed 001)"),
+        "claim_inline": _per_call(diag, "q.claim's UPDATE written inline"),
+        "claim": _per_call(diag, "q.claim('bench', 1)"),
+    }
+    out = ["Targets missed in this run, and where the time goes (section 11 has the per-call costs):", ""]
+    if "claim_sweep" in missed:
+        out.append(
+            f"- **pgbench claims and cycles.** Per call without the flush wait, `q.claim` costs "
+            f"{_us(d['claim'])} against {_us(d['raw_claim'])} for seed 001's UPDATE, and the same UPDATE written "
+            f"inline costs {_us(d['claim_inline'])}: the plpgsql wrapper is not where the time goes, the "
+            "statement is (it writes token, lease, owner and attempt, and the new row version is checked "
+            "against four partial indexes and two CHECK constraints where the raw table has two indexes). A "
+            "cycle adds `q.complete`: `q.check_claim`, a DELETE found through `job_running_idx`, and a "
+            "`q.queue` lookup for keep_completed. `q.complete_many` deletes in one statement but then loops in "
+            "plpgsql row by row (`return next`, and `q.finish` when history is kept). Proposed to the owner of "
+            "sql/: a set-returning `delete ... returning id` in `complete_many` when no queue involved keeps "
+            "history; fewer columns written by the claim (e.g. lease_until derived from claim time); then "
+            "re-measure with this harness."
+        )
+    if "enqueue" in missed:
+        out.append(
+            f"- **Enqueue.** A raw INSERT with seed 004's trigger costs {_us(d['raw_insert'])}; an INSERT into "
+            f"q.job with pgq's trigger {_us(d['ins_trigger'])}, and still {_us(d['ins_quiet'])} with "
+            "`pgq.notify = off`, because the statement trigger declares a transition table (`referencing new "
+            "table`), so every INSERT materialises it and enters plpgsql even when it sends nothing; "
+            f"`q.enqueue` adds its own checks on top ({_us(d['enqueue'])}; {_us(d['enqueue_quiet'])} with notify "
+            "off), including ON CONFLICT's speculative insertion when no dedup_key is given. Proposed: let "
+            "`q.enqueue`/`q.enqueue_many` call `pg_notify('pgq', queue)` themselves (they know the queue and "
+            "whether the job is due) and drop the transition-table trigger, or keep a trigger without a "
+            "transition table; take the plain INSERT path when dedup_key is NULL."
+        )
+    if any(n.startswith("Python drain") for n in missed_names):
+        out.append(
+            "- **Python drain vs seed 004.** Seed 004's worker deletes the job inside a transaction that stays "
+            "open while the handler runs: one commit per job (per batch), and nothing to do on completion. "
+            "pgq's claim commits at once (so no transaction is held open and a crash is recovered by the "
+            "reaper) and the completion is a second commit: two flushes and two round trips per job where the "
+            "baseline has one. `pgq_client.Worker` pipelines its claim and completes into one round trip per "
+            "loop; the thin-client loop here does not."
+        )
+    if any(n.startswith("pgq Worker") for n in missed_names):
+        out.append(
+            "- **Worker vs the best peer.** With no-op handlers the Worker's ceiling is its Python per-job work on "
+            "a machine whose 2 cores also run the server: a claim-loop thread, a hand-off to a handler thread, "
+            "and a ledger that batches completions. The best peer batches too (pgqueuer: one dequeue of "
+            "`batch_size` jobs and buffered status updates), so a 3x margin needs fewer Python steps per job "
+            "(e.g. run no-op-fast handlers inline in the claim loop, complete in larger pipelined batches)."
+        )
+    if "pickup" in missed:
+        out.append(
+            "- **Idle pickup.** The figure includes the producer's enqueue, the NOTIFY delivery, the Worker's "
+            "listener thread handing the wake-up to its claim loop, the claim round trip and the hand-off to a "
+            "handler thread; on 2 busy cores each thread switch can cost a scheduler tick."
+        )
+    if "storage" in missed:
+        out.append(
+            "- **Bytes per waiting job.** The figure includes every table and index of the database after "
+            "the jobs were added, unvacuumed (tuple headers, the claim index entry with deduplication off, "
+            "and page fill)."
+        )
+    for key, text in (
+        ("sustained", "- **Sustained minute.** Throughput fell within the minute: dead claim-index entries "
+                      "outran autovacuum; see the autovacuum counts in section 2."),
+        ("history", "- **History.** Claims slowed with finished jobs retained; q.job_history is a separate "
+                    "table, so this points at the server (cache or I/O), not the claim path."),
+        ("killed", "- **Killed worker.** Recovery waits for the reaper's turn (about once a second) and for "
+                   "the server to notice the dead connection."),
+    ):
+        if key in missed:
+            out.append(text)
+    return "\n".join(out)
