@@ -87,12 +87,15 @@ def describe(server: Server, fsync_dir: Path) -> dict[str, str]:
             f"{s}={conn.execute('select current_setting(%s)', (s,)).fetchone()[0]}" for s in SETTINGS
         )
     head = _tool([str(ROOT / ".venv" / "bin" / "alembic"), "-c", str(ROOT / "alembic.ini"), "heads"])
+    sha = _tool(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
+    dirty = _tool(["git", "-C", str(ROOT), "status", "--porcelain", "--", "sql", "alembic", "python_client"])
     env = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "PostgreSQL": pg,
         "server settings": settings,
         "server": "the harness's own cluster (.pg-bench)" if server.own else "DATABASE_URL (the user's server)",
-        "pgq": f"alembic head {head}",
+        "pgq": f"alembic head {head}, commit {sha}"
+        + (" with uncommitted changes under sql/, alembic/ or python_client/" if dirty != "not found" else ""),
         "Python": platform.python_version(),
     }
     env.update({pkg: _version(pkg) for pkg in PACKAGES})
