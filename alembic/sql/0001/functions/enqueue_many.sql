@@ -32,6 +32,12 @@ begin
     perform q.check_job_options(e.value, 0, null)
        from jsonb_array_elements(enqueue_many.payloads) e;
   end if;
+  -- The nesting cap of q.check_job_options, for every element at once
+  -- (an element's level 100 is the array's level 101).
+  if jsonb_path_exists(enqueue_many.payloads, 'strict $.**{102}') then
+    raise exception 'a payload nests deeper than 100 levels; the cap is 100'
+      using errcode = '54000';
+  end if;
   v_queue_id := (q.ensure_queue(enqueue_many.queue)).id;
 
   -- One INSERT: one commit, one NOTIFY, ids in the order of the array.

@@ -15,6 +15,14 @@ begin
     raise exception 'payload is % bytes; the cap is 1048576 bytes (1 MiB)', pg_column_size(check_job_options.payload)
       using errcode = '54000';
   end if;
+  -- PostgreSQL stores JSON nested thousands of levels deep, but decoders
+  -- refuse far less (Python's json module about 1000 levels, Rust's
+  -- serde_json 128): such a job could be enqueued but never claimed by the
+  -- Python client, and would fail every worker that claimed it.
+  if jsonb_path_exists(check_job_options.payload, 'strict $.**{101}') then
+    raise exception 'payload nests deeper than 100 levels; the cap is 100'
+      using errcode = '54000';
+  end if;
   if check_job_options.priority is null or check_job_options.priority not between -32768 and 32767 then
     raise exception 'priority must be between -32768 and 32767, got %', coalesce(check_job_options.priority::text, 'NULL')
       using errcode = '22023';
@@ -27,6 +35,6 @@ end
 $$;
 
 comment on function q.check_job_options(jsonb, integer, integer) is
-  'Raises 22004/54000/22023 for a NULL or oversized payload, or a priority or max_attempts out of range.';
+  'Raises 22004/54000/22023 for a NULL, oversized (over 1 MiB) or too deeply nested (over 100 levels) payload, or a priority or max_attempts out of range.';
 
 revoke all on function q.check_job_options(jsonb, integer, integer) from public;
