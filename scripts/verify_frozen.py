@@ -32,14 +32,16 @@ def main() -> int:
             checksum, name = line.split(maxsplit=1)
             recorded[name] = checksum
     actual = {str(p.relative_to(FROZEN)): digest(p) for p in sorted(FROZEN.rglob("*.sql"))}
-    problems = [f"frozen snapshot changed: alembic/sql/{n}" for n in actual if n in recorded and recorded[n] != actual[n]]
+    changed = [n for n in actual if n in recorded and recorded[n] != actual[n]]
+    problems = [f"frozen snapshot changed: alembic/sql/{n}" for n in changed]
     problems += [f"frozen snapshot deleted: alembic/sql/{n}" for n in recorded if n not in actual]
     new = [n for n in actual if n not in recorded]
     if new and "--update" in sys.argv:
         recorded.update({n: actual[n] for n in new})
         SUMS.write_text("".join(f"{recorded[n]}  {n}\n" for n in sorted(recorded)))
     elif new:
-        problems += [f"frozen snapshot not recorded (run make revision, or scripts/verify_frozen.py --update): alembic/sql/{n}" for n in new]
+        hint = "run make revision, or scripts/verify_frozen.py --update"
+        problems += [f"frozen snapshot not recorded ({hint}): alembic/sql/{n}" for n in new]
 
     heads = ScriptDirectory.from_config(Config(str(ROOT / "alembic.ini"))).get_heads()
     if len(heads) != 1:
