@@ -18,6 +18,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
+from .figures import record
 from .stepping import Session, blocks, finishes_without_waiting, outcome
 
 
@@ -62,6 +63,7 @@ def test_claim_while_a_higher_priority_claim_is_uncommitted_takes_the_next_jobs_
     a.conn.rollback()  # A's claim never happened: its jobs are next, with no attempt spent
     got = finishes_without_waiting(b, "select id, attempt from q.claim('cc', 10)")
     assert got == [(top[0], 1), (top[1], 1), (rest[2], 1)]
+    record("6", "claim || claim (priority order, rollback costs no attempt)", result="passed")
 
 
 @pytest.mark.parametrize("a_ends", ["commit", "rollback"])
@@ -77,6 +79,7 @@ def test_complete_racing_an_uncommitted_complete_waits_and_exactly_one_says_true
     getattr(a.conn, a_ends)()
     assert outcome(racing) == [(a_ends == "rollback",)]
     assert row(conn, job_id) is None
+    record("6", f"complete || complete ({a_ends})", result="passed")
 
 
 def test_reap_does_not_see_an_uncommitted_claim_and_returns_it_once_committed_and_expired(
@@ -94,6 +97,7 @@ def test_reap_does_not_see_an_uncommitted_claim_and_returns_it_once_committed_an
     state, crashes, errors = found.fetchone()
     assert (state, crashes) == ("w", 1)
     assert errors[0]["error"] == "claim lost (lease expired)"
+    record("6", "claim || reap (uncommitted claim invisible, then expired)", result="passed")
 
 
 def test_a_claim_does_not_see_a_job_an_uncommitted_reap_returned_until_it_commits(
@@ -107,6 +111,7 @@ def test_a_claim_does_not_see_a_job_an_uncommitted_reap_returned_until_it_commit
     assert finishes_without_waiting(b, "select id from q.claim('reap2', 1)") == []
     a.conn.commit()
     assert [r[0] for r in finishes_without_waiting(b, "select id from q.claim('reap2', 1)")] == [job_id]
+    record("6", "reap || claim (uncommitted reap invisible)", result="passed")
 
 
 @pytest.mark.parametrize("a_ends", ["commit", "rollback"])
@@ -128,6 +133,7 @@ def test_enqueue_in_an_open_transaction_is_invisible_to_claims_and_silent_until_
         assert (notes, got) == (["open"], [job_id])
     else:
         assert (notes, got) == ([], [])
+    record("6", f"enqueue in open transaction || claim ({a_ends})", result="passed")
 
 
 def test_reap_skips_a_job_being_completed_and_the_completion_stands(
@@ -143,6 +149,7 @@ def test_reap_skips_a_job_being_completed_and_the_completion_stands(
     assert finishes_without_waiting(b, "select q.reap()") == [(0,)]
     assert row(conn, job_id) is None
     assert conn.execute("select count(*) from q.job_history").fetchone()[0] == 0
+    record("6", "complete || reap (reap skips the job being completed)", result="passed")
 
 
 def test_complete_waiting_on_an_uncommitted_reap_of_its_claim_is_refused(
@@ -157,6 +164,7 @@ def test_complete_waiting_on_an_uncommitted_reap_of_its_claim_is_refused(
     a.conn.commit()
     assert outcome(late) == [(False,)]
     assert conn.execute("select state, crashes, token from q.job where id = %s", (job_id,)).fetchone() == ("w", 1, None)
+    record("6", "reap || complete (late complete refused)", result="passed")
 
 
 def test_complete_waiting_on_an_uncommitted_cancel_is_refused_and_the_heartbeat_says_cancelled(
@@ -171,6 +179,7 @@ def test_complete_waiting_on_an_uncommitted_cancel_is_refused_and_the_heartbeat_
     assert outcome(late) == [(False,)]
     assert b.run("select q.heartbeat(%s, %s)", (job_id, token)) == [("cancelled",)]
     assert conn.execute("select state from q.job_history where id = %s", (job_id,)).fetchone() == ("cancelled",)
+    record("6", "cancel || complete (refused, heartbeat says cancelled)", result="passed")
 
 
 def test_every_stale_token_call_after_a_reclaim_is_refused_and_writes_nothing(
@@ -196,3 +205,4 @@ def test_every_stale_token_call_after_a_reclaim_is_refused_and_writes_nothing(
 
     assert b.run("select q.complete(%s, %s)", (job_id, current)) == [(True,)]
     a.conn.rollback()
+    record("6", "stale token after reclaim (8 calls refused, row unchanged)", result="passed")

@@ -1,0 +1,162 @@
+"""RELIABILITY.md from the figures of the last run (see figures.py): every
+number in it was measured by the run that wrote it."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+PROMISE = (
+    "A committed enqueue is never lost; a job is held by at most one live claim at a time; only the "
+    "holder of the current claim can finish it; every job reaches exactly one terminal state; a job runs "
+    "again only after its claim was lost, and that is visible (its attempt and crash counters, and an "
+    "entry in its errors)."
+)
+
+FAST = "`make test` (or `.venv/bin/python -m pytest tests/reliability/{file}`)"
+SOAK = "`make soak` (or `cd tests && ../.venv/bin/python -m reliability.soak.run --skip-fast --only {name}`)"
+
+# (suite, title, where/command, what it checks, key figures to show in the summary table)
+SUITES: list[tuple[str, str, str, str, list[str]]] = [
+    ("1", "Contention", FAST.format(file="test_contention.py"),
+     "8 real worker processes (`pgq_client.Worker`, claims of 1-10) drain 20,000 jobs (50,000 in `make soak`); "
+     "the job body writes an independent ledger: 0 lost, 0 duplicate executions, 0 duplicate terminal writes, "
+     "and the workers' own count of successful completes equals the job count.",
+     ["jobs", "workers", "lost", "duplicate_executions", "duplicate_terminal_writes", "seconds"]),
+    ("2", "SIGKILL chaos", SOAK.format(name="chaos"),
+     "8 workers, 10,000 jobs of 5-50 ms enqueued at 220/s, a random worker SIGKILLed and restarted every 2 s "
+     "(at least 20 kills): 0 lost; duplicate executions only for jobs whose holder was killed (at most kills x 5); "
+     "each killed worker's claims back within 2 s; nothing left running 2 s after the last kill.",
+     ["jobs", "kills", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_recovery_s"]),
+    ("3", "PostgreSQL crash", SOAK.format(name="crash"),
+     "The chaos load while the soak cluster is restarted with `pg_ctl restart -m immediate` twice and `-m fast` "
+     "once: every enqueue that returned success exists afterwards and finishes once; every worker resumes "
+     "within 10 s.",
+     ["jobs_enqueued_ok", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_resume_s"]),
+    ("4", "Long jobs are never stolen", FAST.format(file="test_long_jobs_are_never_stolen.py"),
+     "Lease 3 s with heartbeats, job runs 20 s: reclaimed 0 times while peers and the test reap. Heartbeats "
+     "stopped (worker SIGSTOPped, session alive): reclaimed only after the lease. Worker SIGKILLed: reclaimed "
+     "within 2 s (default 5-minute lease, so by session evidence).",
+     ["reclaimed", "reclaimed_after_lease_end_s", "reclaimed_after_kill_s", "duplicate_executions"]),
+    ("5", "Reaper is bounded", FAST.format(file="test_reaper_is_bounded.py"),
+     "50,000 expired leases, and 50,000 claims of 50,000 gone sessions, come back in batches of at most "
+     "1,000; no q.reap() transaction takes 1 s.",
+     ["claims", "sessions", "reap_calls", "largest_batch", "slowest_reap_s"]),
+    ("6", "Two-session interleavings", FAST.format(file="test_two_session_interleavings.py"),
+     "Two real sessions stepped deterministically (each step waits until PostgreSQL reports the other session "
+     "finished or waiting on a lock): claim||claim, complete||complete, claim||reap, enqueue-in-open-transaction"
+     "||claim (invisible and silent until commit), complete||reap both ways, cancel||complete, and every "
+     "stale-token call after a reclaim refused with the row byte-identical (same xmin).",
+     []),
+    ("7", "Hostile input", FAST.format(file="test_hostile_input.py"),
+     "2,000 hypothesis-generated queue names, dedup keys, priorities and payloads (10,000 in `make soak`): quotes, "
+     "`%`, `$$`, `;`, `--`, backslashes, NUL, control and right-to-left characters, lone surrogates, 0-1,000-byte "
+     "strings, NaN, JSON nested up to 100,000 levels and over 1 MiB: each is stored and comes back exactly through "
+     "the Python client, or is rejected with the documented SQLSTATE and writes nothing; a canary table stays empty.",
+     ["examples", "outcome_stored", "canary_rows"]),
+    ("8", "Privileges and shadows", FAST.format(file="test_privileges_and_shadows.py"),
+     "has_function_privilege for every function in q x producer/worker/admin/PUBLIC equals the README's matrix; "
+     "no role but the owner touches a table, sequence or column, or creates in q; every SECURITY DEFINER function "
+     "pins `search_path = pg_catalog, pg_temp`; a session that plants hundreds of public/pg_temp shadows "
+     "(functions like `now`, `gen_random_uuid`, `jsonb_build_object`, operators, types, tables) gets results "
+     "identical to a clean database and runs none of them; a worker cannot complete, fail, heartbeat, release "
+     "or cancel another worker's job.",
+     ["functions", "shadows_planted", "canary_rows", "differences", "mismatches"]),
+    ("9", "Database hygiene", FAST.format(file="test_database_hygiene.py") + "; 1.8 million rows: "
+     + SOAK.format(name="history"),
+     "No worker session holds a transaction longer than a statement while jobs sleep 1.2-2 s; the plan q.claim "
+     "really runs (auto_explain with ANALYZE, BUFFERS) reads job_claim_idx with no sort and no sequential scan on "
+     "a 50,000-job backlog and touches fewer than 100 buffers with 200,000 (fast) and 1,800,000 (soak) finished "
+     "jobs in history; lock_timeout and statement_timeout set on the worker's role are honoured and retried.",
+     ["longest_worker_transaction_s", "buffers_claim_1", "buffers_claim_10", "longest_lock_wait_s", "lost"]),
+    ("10", "Migrations under load", SOAK.format(name="migrations"),
+     "`alembic upgrade` from the previous revision, then down and up again, while 4 workers run jobs enqueued at "
+     "200/s: no lost job, no error a worker does not retry, no lock held or waited for 2 s or more.",
+     ["jobs", "migrations_under_load", "lost", "worker_errors_not_retried", "longest_lock_held_s",
+      "longest_lock_wait_s"]),
+]
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _machine() -> str:
+    try:
+        pg = subprocess.run(["pg_config", "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pg = "PostgreSQL"
+    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    return f"{cores} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}, {pg}"
+
+
+def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[str]) -> None:
+    by_suite: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_suite.setdefault(row["suite"], []).append(row)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=path.parent, capture_output=True,
+                            text=True).stdout.strip()
+    out = [
+        "# Reliability",
+        "",
+        "<!-- Written by `make soak` (tests/reliability/soak/report.py) from the figures of its run. "
+        "Do not edit by hand: re-run it. -->",
+        "",
+        f"**The promise.** {PROMISE}",
+        "",
+        "Each suite below proves part of it against a real PostgreSQL with real worker processes "
+        "(`pgq_client.Worker`). Executions are counted outside pgq's own bookkeeping: the job body writes "
+        "`rel.execution` in its own transaction (a `done` row is the job's effect), and a row trigger on "
+        "`q.job` deletes writes `rel.terminal` (a job leaves `q.job` exactly when it reaches a terminal "
+        "state). *Lost* = a committed enqueue with no terminal record and not in `q.job`; *duplicate "
+        "executions* = `done` rows beyond the first per job; *duplicate terminal writes* = terminal records "
+        "beyond the first per job.",
+        "",
+        f"**Last run:** {time.strftime('%Y-%m-%d %H:%M')} at commit `{commit}`, {seconds / 60:.1f} min "
+        f"(`make soak`: the fast suites with their long variants, then the long suites), on {_machine()}. "
+        + ("**Result: every suite passed.**" if not failed else "**Result: FAILED: " + "; ".join(failed) + "**"),
+        "",
+        "| # | suite | how to run | last run |",
+        "|---|---|---|---|",
+    ]
+    for suite, title, command, _, keys in SUITES:
+        cases = by_suite.get(suite, [])
+        shown = []
+        for key in keys:
+            values = [c[key] for c in cases if key in c]
+            if values:
+                shown.append(f"{key.replace('_', ' ')} {', '.join(_fmt(v) for v in values)}")
+        if suite == "6" and cases:
+            shown.append(f"{len(cases)} interleavings passed")
+        status = "not run" if not cases else "; ".join(shown) or "passed"
+        out.append(f"| {suite} | {title} | {command} | {status} |")
+    out += ["", "## Suites", ""]
+    for suite, title, command, checks, _ in SUITES:
+        out += [f"### {suite}. {title}", "", f"Run: {command}.", "", checks, ""]
+        cases = by_suite.get(suite, [])
+        if not cases:
+            out += ["_Not run in the last soak._", ""]
+            continue
+        for case in cases:
+            figures = {k: v for k, v in case.items() if k not in ("suite", "case", "at")}
+            out.append(f"- **{case['case']}** ({case['at']}): "
+                       + ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in figures.items()))
+        out.append("")
+    out += [
+        "## Boundaries",
+        "",
+        "- Instant reclaim rests on session evidence: the claimer's advisory lock `(q.lock_space(), key)`. Any "
+        "database user may take advisory locks, so a session that takes a dead worker's key keeps its claims "
+        "alive until their lease runs out (5 minutes by default). It can delay a reclaim; it cannot finish, steal "
+        "or read a job.",
+        "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "
+        "jobs come back when their lease runs out, not within 2 s.",
+        "- A job that was running when its worker died or the server restarted runs again (at-least-once): "
+        "suites 2 and 3 count those duplicate executions and attribute them; only the current claim's "
+        "result is recorded, so terminal writes stay exactly one per job.",
+        "",
+    ]
+    path.write_text("\n".join(out))
