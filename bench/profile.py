@@ -42,13 +42,13 @@ FULL = Profile(
     sustained_seconds=60,
     sustained_backlog=1_200_000,
     drain_jobs=50_000,
-    drain_cap_s=3.0,
+    drain_cap_s=2.0,
     enqueue_one=5_000,
     enqueue_inflight=5_000,
     enqueue_bulk=20_000,
     pickup_jobs=100,
     pickup_rate=20.0,
-    pickup_idle_s=1.0,
+    pickup_idle_s=0.5,
     killed_reps=3,
     storage_jobs=100_000,
     history_rows=1_800_000,
@@ -57,7 +57,7 @@ FULL = Profile(
     seed000_workers=(1, 2, 4, 8, 16, 32, 64, 128),
     seed000_seconds=2.0,
     realwork_jobs=20_000,
-    realwork_cap_s=5.0,
+    realwork_cap_s=4.0,
 )
 
 QUICK = Profile(

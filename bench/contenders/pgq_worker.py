@@ -26,15 +26,15 @@ DEFAULT = 0  # batch key meaning "the Worker's default batch sizing"
 
 
 class PgqWorker(PgqThin):
-    name = "pgq Worker (pgq_client.Worker, defaults)"
-    batches = (DEFAULT, 50)
+    name = "pgq Worker (pgq_client.Worker)"
+    batches = (DEFAULT, 50)  # the defaults, and a fixed batch like the others
 
     def __init__(self, server: Any, dbname: str = "bench_pgq_worker") -> None:
         super().__init__(server, dbname)
         self.on_job: Callable[[dict[str, Any]], None] | None = None
 
     def batch_label(self, batch: int) -> str:
-        return "default batch sizing" if batch == DEFAULT else f"batch_size {batch}"
+        return "defaults (batch sized by the worker)" if batch == DEFAULT else f"batch_size {batch}"
 
     def _worker(self, workers: int, batch: int, sleep_s: float) -> Worker:
         def handler(payload: dict[str, Any]) -> None:

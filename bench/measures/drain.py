@@ -28,7 +28,7 @@ def run(ctx: Context) -> Section:
     try:
         for rep in range(p.reps):
             for workers in WORKERS:
-                for batch in BATCHES:
+                for batch in sorted({b for c in contenders for b in c.batches}):
                     for c in ctx.order(contenders, rep):
                         if batch not in c.batches:
                             continue
@@ -53,10 +53,9 @@ def run(ctx: Context) -> Section:
 
     rows = []
     for c in contenders:
-        for b in BATCHES:
-            if b in c.batches:
-                rows.append([c.name + (f", {c.batch_label(b)}" if hasattr(c, "batch_label") else f", batch {b}"),
-                             cell(c.name, 1, b), cell(c.name, 10, b)])
+        for b in c.batches:
+            label = c.batch_label(b) if hasattr(c, "batch_label") else f"batch {b}"
+            rows.append([f"{c.name}, {label}", cell(c.name, 1, b), cell(c.name, 10, b)])
     sec = Section(
         key="drain",
         title="3. Drain no-op jobs",
