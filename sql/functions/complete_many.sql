@@ -12,6 +12,18 @@ declare
   v_now       timestamptz := clock_timestamp();
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
+  -- The usual case, no queue keeps completed jobs: one set-based DELETE.
+  if not exists (select from q.queue qq where qq.keep_completed) then
+    return query
+      delete from q.job j
+       using unnest(complete_many.ids, complete_many.tokens) as c(id, token)
+       where j.id = c.id
+         and j.state = 'r'
+         and j.token = c.token
+      returning j.id;
+    return;
+  end if;
+
   for v_job in
     delete from q.job j
      using unnest(complete_many.ids, complete_many.tokens) as c(id, token)

@@ -1,15 +1,17 @@
 create or replace function q.error_entry(attempt integer, error text, crashed boolean, at timestamptz)
 returns jsonb
-language sql
+language plpgsql
 immutable
 set search_path = pg_catalog, pg_temp
 as $$
+begin
   -- Tracebacks can be long; 64 KiB per attempt is plenty and bounds the row.
-  select jsonb_build_array(jsonb_build_object(
+  return jsonb_build_array(jsonb_build_object(
     'attempt', error_entry.attempt,
     'at', error_entry.at,
     'error', left(coalesce(error_entry.error, ''), 65536),
-    'crashed', error_entry.crashed))
+    'crashed', error_entry.crashed));
+end
 $$;
 
 comment on function q.error_entry(integer, text, boolean, timestamptz) is

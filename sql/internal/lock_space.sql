@@ -3,12 +3,14 @@
 -- locks live in their own key space, apart from single-bigint ones.
 create or replace function q.lock_space()
 returns integer
-language sql
+language plpgsql
 immutable
 parallel safe
 set search_path = pg_catalog, pg_temp
 as $$
-  select 1885827328
+begin
+  return 1885827328;
+end
 $$;
 
 comment on function q.lock_space() is

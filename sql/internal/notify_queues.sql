@@ -1,15 +1,20 @@
 create or replace function q.notify_queues(queue_ids integer[])
 returns void
-language sql
+language plpgsql
 volatile
 set search_path = pg_catalog, pg_temp
 as $$
+-- plpgsql, not sql: its statement plans are cached for the session, while a
+-- non-inlinable sql function is planned again on every call.
+begin
   -- The channel is 'pgq' and the payload the queue name, never job data.
   -- A hint only: workers also poll, so a lost notification costs latency.
-  select pg_notify('pgq', qq.name)
-    from q.queue qq
-   where qq.id = any(notify_queues.queue_ids)
-     and coalesce(current_setting('pgq.notify', true), '') <> 'off';
+  if coalesce(current_setting('pgq.notify', true), '') <> 'off' then
+    perform pg_notify('pgq', qq.name)
+       from q.queue qq
+      where qq.id = any(notify_queues.queue_ids);
+  end if;
+end
 $$;
 
 comment on function q.notify_queues(integer[]) is

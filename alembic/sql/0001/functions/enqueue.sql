@@ -26,7 +26,21 @@ begin
     raise exception 'dedup_key must be 1 to 512 bytes, got %', octet_length(enqueue.dedup_key)
       using errcode = '22023';
   end if;
-  v_queue_id := (q.ensure_queue(enqueue.queue)).id;
+  select qq.id into v_queue_id from q.queue qq where qq.name = enqueue.queue;
+  if not found then
+    v_queue_id := (q.ensure_queue(enqueue.queue)).id;
+  end if;
+
+  -- Without a key, a plain INSERT: ON CONFLICT's speculative insertion
+  -- would cost every enqueue a little.
+  if enqueue.dedup_key is null then
+    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
+    values (v_queue_id, enqueue.payload, v_run_at,
+            case when v_run_at > v_now then 's' else 'w' end,
+            enqueue.priority, enqueue.max_attempts)
+    returning j.id into v_id;
+    return v_id;
+  end if;
 
   loop
     insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key)

@@ -1,10 +1,12 @@
 create or replace function q.lost_reason(session_gone boolean)
 returns text
-language sql
+language plpgsql
 immutable
 set search_path = pg_catalog, pg_temp
 as $$
-  select case when lost_reason.session_gone then 'worker session ended' else 'lease expired' end
+begin
+  return case when lost_reason.session_gone then 'worker session ended' else 'lease expired' end;
+end
 $$;
 
 comment on function q.lost_reason(boolean) is
