@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,10 +72,14 @@ def main() -> int:
             report.write(ROOT / "RELIABILITY.md", load(figures_file), total, failed)
         cluster.drop_databases()
         cluster.stop()
-    print(f"soak finished in {total / 60:.1f} min; logs in {work}")
     for line in failed:
         print(f"FAILED {line}")
-    return 1 if failed else 0
+    if failed:
+        print(f"soak finished in {total / 60:.1f} min; worker logs kept in {work}")
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"soak finished in {total / 60:.1f} min; every suite passed")
+    return 0
 
 
 def fast_suites(cluster: Cluster, figures_file: Path) -> list[str]:
