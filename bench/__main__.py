@@ -57,6 +57,7 @@ def main() -> int:
 
     started = time.monotonic()
     load_before = machine.loadavg()
+    sampler = machine.LoadSampler().start()
     sections: list[Section] = []
     failures: list[str] = []
     with server(args.database_url or None) as srv:
@@ -79,6 +80,7 @@ def main() -> int:
         srv.drop(databases.TEMPLATE)
     total = time.monotonic() - started
     env["load average (1/5/15 min) before / after"] = f"{load_before} / {machine.loadavg()}"
+    env["1-min load average during the run (every 5 s)"] = sampler.stop()
     env["run time"] = f"{total:.0f} s"
     rel = os.path.relpath(charts_dir, out.parent)
     report.write(out, sections, env, rel, profile.name, total, closing=explain.closing(sections))

@@ -7,6 +7,7 @@ import platform
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from datetime import datetime, timezone
 from importlib import metadata
@@ -48,6 +49,33 @@ def loadavg() -> str:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
         return "unknown"
+
+
+class LoadSampler:
+    """Samples the 1-minute load average every few seconds: the machine may be shared."""
+
+    def __init__(self, every_s: float = 5.0) -> None:
+        self.every_s = every_s
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.samples.append(os.getloadavg()[0])
+
+    def start(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def stop(self) -> str:
+        self._stop.set()
+        self._thread.join(self.every_s + 1)
+        if not self.samples:
+            return "not sampled"
+        v = sorted(self.samples)
+        return (f"min {v[0]:.2f}, median {v[len(v) // 2]:.2f}, max {v[-1]:.2f} ({len(v)} samples; "
+                f"{os.cpu_count()} CPUs: above that, other work competed with the benchmark)")
 
 
 def fsync_rate(directory: Path, seconds: float = 4.0) -> str:
