@@ -83,3 +83,14 @@ def write_json(path: Path, sections: list[Section], env: dict[str, Any]) -> None
         return vars(o) if hasattr(o, "__dict__") else str(o)
 
     path.write_text(json.dumps({"env": env, "sections": sections}, indent=1, default=plain))
+
+
+def read_json(path: Path) -> tuple[list[Section], dict[str, Any]]:
+    """The sections and environment a run saved (to rewrite its report without re-measuring)."""
+    raw = json.loads(path.read_text())
+    sections = []
+    for s in raw["sections"]:
+        s["tables"] = [Table(**t) for t in s["tables"]]
+        s["targets"] = [Target(**t) for t in s["targets"]]
+        sections.append(Section(**s))
+    return sections, raw["env"]
