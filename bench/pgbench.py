@@ -40,11 +40,14 @@ def run(
     mode: str = "simple",
     progress: int = 0,
     options: str = "",
+    transactions: int = 0,
 ) -> PgbenchResult:
+    """seconds of load (-T), or with transactions > 0 that many per client (-t: the quick profile)."""
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
         f.write(script.replace("{q}", quoting(mode)))
         f.flush()
-        cmd = ["pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-M", mode, "-f", f.name]
+        length = ["-t", str(transactions)] if transactions else ["-T", str(seconds)]
+        cmd = ["pgbench", "-n", "-c", str(clients), "-j", str(clients), *length, "-M", mode, "-f", f.name]
         if progress:
             cmd += ["-P", str(progress)]
         env = server.libpq_env(dbname)

@@ -31,6 +31,8 @@ class Profile:
     seed000_seconds: float
     realwork_jobs: int
     realwork_cap_s: float
+    drain_workers: tuple[int, ...] = (1, 10)
+    pgbench_transactions: int = 0  # > 0: short pgbench runs by count, not time (quick profile)
 
 
 FULL = Profile(
@@ -85,6 +87,8 @@ QUICK = Profile(
     seed000_seconds=0.5,
     realwork_jobs=100,
     realwork_cap_s=2.0,
+    pgbench_transactions=200,
+    drain_workers=(10,),
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

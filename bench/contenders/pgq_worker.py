@@ -50,7 +50,7 @@ class PgqWorker(PgqThin):
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute("select q.pause(%s)", (QUEUE,))
             w = self._worker(workers, batch, sleep_s).start()
-            time.sleep(0.5)  # pool open, listener up, first (empty) claims done
+            time.sleep(0.4)  # pool open, listener up, first (empty) claims done
             t0 = time.perf_counter()
             conn.execute("select q.resume(%s)", (QUEUE,))
         deadline = t0 + cap_s

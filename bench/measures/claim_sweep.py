@@ -60,7 +60,8 @@ def run(ctx: Context, mode: str = "simple") -> Section:
     for rep in range(p.reps):
         for clients in p.sweep_clients:
             ctx.log(f"claim sweep: run {rep + 1}/{p.reps}, {clients} clients")
-            r = pgbench.run(srv, CEIL_DB, _script("ceiling"), clients, p.sweep_seconds, mode=mode)
+            r = pgbench.run(srv, CEIL_DB, _script("ceiling"), clients, p.sweep_seconds, mode=mode,
+                             transactions=p.pgbench_transactions)
             tps[("ceiling", clients)].append(r.tps)
             for pgq_name, raw_name, _, _ in PAIRS:
                 for name in ctx.order([pgq_name, raw_name], rep):
@@ -70,7 +71,8 @@ def run(ctx: Context, mode: str = "simple") -> Section:
                             databases.reset_pgq(conn, p.backlog)
                         else:
                             databases.reset_seed001(conn, p.backlog)
-                    r = pgbench.run(srv, db, _script(name), clients, p.sweep_seconds, mode=mode)
+                    r = pgbench.run(srv, db, _script(name), clients, p.sweep_seconds, mode=mode,
+                             transactions=p.pgbench_transactions)
                     tps[(name, clients)].append(r.tps)
     for db in (PGQ_DB, RAW_DB, CEIL_DB):
         srv.drop(db)

@@ -54,7 +54,8 @@ def run(ctx: Context) -> Section:
             if vacuum:
                 with srv.connect(db) as conn:
                     conn.execute(f"vacuum {vacuum}")
-            r = pgbench.run(srv, db, (SCRIPTS / f"{script}.sql").read_text(), 1, 1, options=options)
+            r = pgbench.run(srv, db, (SCRIPTS / f"{script}.sql").read_text(), 1, 1, options=options,
+                            transactions=p.pgbench_transactions)
             tps[label].append(r.tps)
         ctx.log(f"diag: run {rep + 1} done")
     for db in (PGQ, RAW4, RAW1):

@@ -14,7 +14,6 @@ from ..context import Context
 from ..model import Section, Table, Target
 from ..stats import median, rate, ratio
 
-WORKERS = (1, 10)
 BATCHES = (1, 50)
 
 
@@ -27,7 +26,7 @@ def run(ctx: Context) -> Section:
     capped: set[tuple[str, int, int]] = set()
     try:
         for rep in range(p.reps):
-            for workers in WORKERS:
+            for workers in p.drain_workers:
                 for batch in sorted({b for c in contenders for b in c.batches}):
                     for c in ctx.order(contenders, rep):
                         if batch not in c.batches:

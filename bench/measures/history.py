@@ -43,7 +43,8 @@ def run(ctx: Context) -> Section:
         for db in ctx.order([CLEAN, KEPT], rep):
             with srv.connect(db) as conn:
                 databases.reset_pgq(conn, p.history_waiting)
-            tps[db].append(pgbench.run(srv, db, SCRIPT, CLIENTS, p.history_seconds).tps)
+            tps[db].append(pgbench.run(srv, db, SCRIPT, CLIENTS, p.history_seconds,
+                                         transactions=p.pgbench_transactions).tps)
         ctx.log(f"history: run {rep + 1}: clean {tps[CLEAN][-1]:.0f}, kept {tps[KEPT][-1]:.0f}")
     with srv.connect(KEPT) as conn:
         kept = conn.execute("select count(*) from q.job_history").fetchone()[0]
