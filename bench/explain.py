@@ -47,11 +47,11 @@ def closing(sections: list[Section]) -> str:
             + " (it writes token, lease, owner and attempt, and the new row version is checked "
             "against four partial indexes and two CHECK constraints where the raw table has two indexes). A "
             "cycle adds `q.complete`: `q.check_claim`, a DELETE found through `job_running_idx`, and a "
-            "`q.queue` lookup for keep_completed. `q.complete_many` deletes in one statement but then loops in "
-            "plpgsql row by row (`return next`, and `q.finish` when history is kept). Proposed to the owner of "
-            "sql/: a set-returning `delete ... returning id` in `complete_many` when no queue involved keeps "
-            "history; fewer columns written by the claim (e.g. lease_until derived from claim time); then "
-            "re-measure with this harness."
+            "`q.queue` lookup for keep_completed. In batches of 50 both sides write about the same WAL per job "
+            "and wait mostly on WALWrite, yet pgq's share falls as clients are added (see the batch table): the "
+            "extra cost is in the claim and complete statements under concurrency, and the next step is "
+            "per-statement timing (pg_stat_statements) and wait-event sampling at 8 and 16 clients. Re-measure "
+            "any SQL change with this harness."
         )
     if "enqueue" in missed:
         out.append(
@@ -60,11 +60,10 @@ def closing(sections: list[Section]) -> str:
             "`pgq.notify = off`, because the statement trigger declares a transition table (`referencing new "
             "table`), so every INSERT materialises it and enters plpgsql even when it sends nothing; "
             f"`q.enqueue` costs {_us(d['enqueue'])} ({_us(d['enqueue_quiet'])} with notify off): its argument "
-            "checks, the queue lookup and ON CONFLICT's speculative insertion even when no dedup_key is given "
-            "come on top of the INSERT. Proposed: let "
+            "checks and the queue lookup come on top of the INSERT. Proposed: let "
             "`q.enqueue`/`q.enqueue_many` call `pg_notify('pgq', queue)` themselves (they know the queue and "
             "whether the job is due) and drop the transition-table trigger, or keep a trigger without a "
-            "transition table; take the plain INSERT path when dedup_key is NULL."
+            "transition table."
         )
     if any(n.startswith("Python drain") for n in missed_names):
         out.append(
