@@ -1,8 +1,9 @@
 """pgq through the thin client (`pgq_client` functions), one thread and connection per worker.
 
-The worker loop is the one the client's docstring shows: claim up to `batch`
-on an autocommit connection, run each job, complete it (`complete` for one,
-`complete_many` for a batch). A drain stops a worker at its first empty claim.
+The worker loop is the README's fast loop: claim up to `batch` on an
+autocommit connection, run the jobs, then `complete_and_claim` (complete this
+batch and claim the next, pipelined: one round trip, one commit). A drain
+stops a worker at its first empty claim.
 """
 
 from __future__ import annotations
@@ -83,18 +84,15 @@ class PgqThin:
 
             def loop(stop: threading.Event, counts: list[int], i: int) -> None:
                 with conn:
-                    while not stop.is_set():
-                        jobs = pgq_client.claim(conn, QUEUE, batch)
-                        if not jobs:
-                            return
+                    # The client's fast loop: each round completes the last
+                    # batch and claims the next in one round trip and commit.
+                    jobs = pgq_client.claim(conn, QUEUE, batch)
+                    while jobs and not stop.is_set():
                         for _job in jobs:
                             if sleep_s:
                                 time.sleep(sleep_s)
-                        if batch == 1:
-                            pgq_client.complete(conn, jobs[0].id, jobs[0].token)
-                        else:
-                            pgq_client.complete_many(conn, jobs)
-                        counts[i] += len(jobs)
+                        done, jobs = pgq_client.complete_and_claim(conn, jobs, QUEUE, batch)
+                        counts[i] += len(done)
 
             return loop
 

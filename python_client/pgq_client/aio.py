@@ -75,6 +75,26 @@ async def complete_many(conn: AsyncConnection, jobs: Iterable[Job]) -> list[int]
     return [int(r[0]) for r in await cur.fetchall()]
 
 
+async def complete_and_claim(
+    conn: AsyncConnection,
+    finished: Iterable[Job],
+    queue: str,
+    n: int = 1,
+    *,
+    lease: timedelta | None = None,
+    owner: int | None = None,
+) -> tuple[list[int], list[Job]]:
+    """Complete finished jobs and claim the next ones in one round trip (one commit in autocommit)."""
+    batch = list(finished)
+    async with conn.pipeline():
+        done = None
+        if batch:
+            done = await conn.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
+        claimed = conn.cursor(row_factory=class_row(Job))
+        await claimed.execute(sql.CLAIM, (queue, n, lease, owner))
+    return ([int(r[0]) for r in await done.fetchall()] if done else []), await claimed.fetchall()
+
+
 async def fail(
     conn: AsyncConnection,
     job_id: int,

@@ -367,3 +367,30 @@ def test_async_bad_input_raises_a_psycopg_error_with_the_documented_sqlstate(db_
             return states
 
     assert asyncio.run(scenario()) == ["22023", "22P05", "22023", "P0002", "22004"]
+
+
+def test_complete_and_claim_finishes_the_old_jobs_and_claims_new_ones_in_one_transaction(
+    conn: psycopg.Connection,
+) -> None:
+    pgq_client.enqueue_many(conn, "cycle", [1, 2, 3, 4, 5])
+    first = pgq_client.claim(conn, "cycle", 2)
+    done, nxt = pgq_client.complete_and_claim(conn, first, "cycle", 2)
+    assert sorted(done) == sorted(j.id for j in first)
+    assert sorted(j.payload for j in nxt) == [3, 4]
+    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 2
+    # One transaction: when the claim fails, the completes are rolled back with it.
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        pgq_client.complete_and_claim(conn, nxt, "cycle", 0)
+    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 2
+    assert pgq_client.complete_and_claim(conn, [], "nothing-here", 5) == ([], [])
+
+
+def test_aio_complete_and_claim_matches_the_sync_one(db_url: str) -> None:
+    async def go() -> tuple[list[int], list[Any]]:
+        async with await psycopg.AsyncConnection.connect(db_url, autocommit=True) as aconn:
+            await pgq_aio.enqueue_many(aconn, "acycle", [1, 2])
+            first = await pgq_aio.claim(aconn, "acycle", 1)
+            return await pgq_aio.complete_and_claim(aconn, first, "acycle", 1)
+
+    done, nxt = asyncio.run(go())
+    assert len(done) == 1 and [j.payload for j in nxt] == [2]
