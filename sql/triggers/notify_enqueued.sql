@@ -8,7 +8,12 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
   if coalesce(current_setting('pgq.notify', true), '') <> 'off' then
-    perform q.notify_queues(array(select distinct i.queue_id from inserted i where i.state = 'w'));
+    -- One statement, no nested call: a query over a transition table is
+    -- planned on every firing, so this runs on every enqueue and stays small.
+    -- pg_notify folds repeats within a transaction: one per queue is sent.
+    perform pg_notify('pgq', qq.name)
+       from q.queue qq
+      where qq.id in (select i.queue_id from inserted i where i.state = 'w');
   end if;
   return null;
 end
