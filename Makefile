@@ -50,11 +50,11 @@ demo: db migrate ## Enqueue a few thousand jobs and drain them with several work
 
 bench: db ## Benchmarks (a few minutes); writes BENCHMARKS.md and bench/charts/
 	@bench/install-deps
-	$(PY) -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
+	.venv-bench/bin/python -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
 
 bench-quick: db ## Benchmarks, short version (under a minute); writes bench/results/quick/
 	@bench/install-deps
-	$(PY) -m bench --quick $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
+	.venv-bench/bin/python -m bench --quick $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
 
 soak: db ## Long reliability suites (bounded, self-stopping); updates RELIABILITY.md
 	cd tests && ../$(PY) -m reliability.soak.run $(ARGS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -29,7 +30,7 @@ def install_pgq_template(server: Server) -> None:
     dsn = server.recreate(TEMPLATE)
     env = {**os.environ, "DATABASE_URL": dsn}
     subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "alembic"), "upgrade", "head"],
+        [str(Path(sys.executable).parent / "alembic"), "upgrade", "head"],
         cwd=ROOT, env=env, check=True, capture_output=True,
     )
     with server.connect(TEMPLATE) as conn:

@@ -6,6 +6,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -114,7 +115,7 @@ def describe(server: Server, fsync_dir: Path) -> dict[str, str]:
         settings = ", ".join(
             f"{s}={conn.execute('select current_setting(%s)', (s,)).fetchone()[0]}" for s in SETTINGS
         )
-    head = _tool([str(ROOT / ".venv" / "bin" / "alembic"), "-c", str(ROOT / "alembic.ini"), "heads"])
+    head = _tool([str(Path(sys.executable).parent / "alembic"), "-c", str(ROOT / "alembic.ini"), "heads"])
     sha = _tool(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
     dirty = _tool(["git", "-C", str(ROOT), "status", "--porcelain", "--", "sql", "alembic", "python_client"])
     env = {
