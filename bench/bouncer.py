@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .cluster import BENCH_ROOT, Server
+from .cluster import Server
 
 PORT = 54352
 POOL_SIZE = 20
@@ -30,8 +31,10 @@ def pgbouncer(server: Server, pool_size: int = POOL_SIZE) -> Iterator[Server]:
     if exe is None:
         raise RuntimeError("pgbouncer is not installed (make deps installs it)")
     params = conninfo_to_dict(server.url)
-    home = BENCH_ROOT / "bouncer"
-    home.mkdir(parents=True, exist_ok=True)
+    # Under /var/tmp, not the checkout: PgBouncer runs as postgres, which may
+    # not be able to enter the checkout (a clone under /root).
+    home = Path(tempfile.mkdtemp(prefix="pgq-bench-bouncer-", dir="/var/tmp"))
+    os.chmod(home, 0o755)
     (home / "users.txt").write_text(f'"{params.get("user", "postgres")}" ""\n')
     target = " ".join(f"{k}={params[k]}" for k in ("host", "port", "user", "password") if params.get(k))
     (home / "pgbouncer.ini").write_text(
@@ -76,3 +79,4 @@ pidfile = {home}/pgbouncer.pid
             except ProcessLookupError:
                 break
             time.sleep(0.05)
+        shutil.rmtree(home, ignore_errors=True)

@@ -40,4 +40,7 @@ def test_make_bench_quick_writes_a_report_with_every_measurement_and_stops_its_c
     assert "## Targets" in report and "| target | verdict | figure |" in report
     for chart in ("claim_sweep.png", "sustained.png", "seed000_sweep.png"):
         assert (tmp_path / "charts" / chart).stat().st_size > 1000, chart
-    assert not (pg_root / "data" / "postmaster.pid").exists(), "the bench cluster was left running"
+    # Ask the script where the cluster lives (it may relocate it under /var/tmp).
+    status = subprocess.run([str(ROOT / "scripts" / "embedded-pg"), "status"], capture_output=True, text=True,
+                            env={**env, "PGQ_PG_ROOT": str(pg_root), "PGQ_PG_PORT": "54361"})
+    assert status.stdout.strip() == "stopped", "the bench cluster was left running"
