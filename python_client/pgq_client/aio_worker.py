@@ -10,8 +10,11 @@
 Same settings, bookkeeping (:mod:`pgq_client.ledger`) and round trips
 (:mod:`pgq_client.round_trip`) as the threaded worker, on an
 ``AsyncConnectionPool``; handlers are coroutines (plain functions run in a
-thread). Tasks replace threads: the claim loop, ``concurrency`` handler
-tasks, the listener and the maintenance loop.
+thread). Tasks replace threads: ``claim_loops`` claim tasks (each with its
+own pooled connection, so several rounds are in flight at once),
+``concurrency`` handler tasks, the listener, the maintenance loop, and
+:meth:`AsyncWorker.run` itself, which keeps the poll timer and runs the
+shutdown sequence.
 """
 
 from __future__ import annotations
@@ -39,8 +42,17 @@ from .job_context import RELEASED, JobCancelled, JobContext, JobLost
 from .ledger import COMPLETE, DEAD, DROP, FAIL, Ledger, Result
 from .payload_hook import InvalidPayload, convert, converter
 from .round_trip import send_async
-from .transient import Backoff, is_transient
-from .worker import LISTEN_SLICE, MAINTENANCE_TICK, PING_EVERY, POOL_RECONNECT_TIMEOUT
+from .transient import Backoff, Outage, is_transient
+from .wakeups import AsyncWaker
+from .worker import (
+    DRAIN_TICK,
+    IDLE_WAIT,
+    LISTEN_SLICE,
+    LOOP_JOIN_TIMEOUT,
+    MAINTENANCE_TICK,
+    PING_EVERY,
+    POOL_RECONNECT_TIMEOUT,
+)
 from .worker_settings import WorkerSettings
 
 
@@ -55,6 +67,7 @@ class AsyncWorker:
         database_url: str | None = None,
         concurrency: int = 10,
         batch_size: int | None = None,
+        claim_loops: int | None = None,
         lease: timedelta | float | None = None,
         poll_interval: float = 1.0,
         listen: bool = True,
@@ -71,6 +84,7 @@ class AsyncWorker:
             database_url=database_url,
             concurrency=concurrency,
             batch_size=batch_size,
+            claim_loops=claim_loops,
             lease=lease,
             poll_interval=poll_interval,
             listen=listen,
@@ -89,6 +103,12 @@ class AsyncWorker:
         self._ledger = Ledger(self.settings, self._plan, self.log)
         self._stopping = False
         self._stop_now = False
+        self._gave_back = False
+        self._give_up = False
+        self._loops_done = False
+        self._outage = Outage()
+        self._waker: AsyncWaker | None = None
+        self._loop_tasks: list[asyncio.Task[None]] = []
         self._owner_ready = self.settings.pgbouncer
         self._rekeyed_from: int | None = None
         self._jobs: asyncio.Queue[JobContext | None] | None = None
@@ -100,6 +120,11 @@ class AsyncWorker:
     def completed(self) -> int:
         return self._ledger.completed_count
 
+    @property
+    def peak_rounds_in_flight(self) -> int:
+        """Most round trips this worker has had on their way at once (at most its claim loops)."""
+        return self._ledger.peak_in_flight
+
     def stop(self, *, now: bool = False) -> None:
         """Stop claiming and let running jobs finish (now=True: give them back and exit). Call from the loop."""
         if now:
@@ -107,10 +132,13 @@ class AsyncWorker:
         self._stopping = True
         if self._wake is not None:
             self._wake.set()
+        if self._waker is not None:
+            self._waker.wake_all()
 
     async def run(self, *, install_signal_handlers: bool = True) -> None:
         s = self.settings
         self._jobs, self._wake, self._halt = asyncio.Queue(), asyncio.Event(), asyncio.Event()
+        self._waker = AsyncWaker(s.loops)
         loop = asyncio.get_running_loop()
         signals: list[int] = []
         if install_signal_handlers:
@@ -119,20 +147,26 @@ class AsyncWorker:
                     loop.add_signal_handler(sig, lambda: self.stop(now=self._stopping))
                     signals.append(sig)
         self.pool = AsyncConnectionPool(
-            s.database_url, min_size=min(2, s.pool_size), max_size=s.pool_size, kwargs=s.connection_kwargs("worker"),
+            s.database_url, min_size=s.loops + 1, max_size=s.pool_size, kwargs=s.connection_kwargs("worker"),
             open=False, name=f"pgq-{s.name}", reconnect_timeout=POOL_RECONNECT_TIMEOUT,
         )
         await self.pool.open(wait=False)
         ev.emit(self.log, logging.INFO, ev.WORKER_STARTED, name=s.name, queues=",".join(s.queues),
-                concurrency=s.concurrency, batch_size=s.batch_size or "auto",
+                concurrency=s.concurrency, batch_size=s.batch_size or "auto", claim_loops=s.loops,
                 mode="pgbouncer" if s.pgbouncer else ("listen" if s.listen else "poll"))
         handlers = [asyncio.create_task(self._handler_loop()) for _ in range(s.concurrency)]
         background = [asyncio.create_task(self._maintenance_loop())]
         if s.uses_listener:
             background.append(asyncio.create_task(self._listener_loop()))
+        self._loop_tasks = [asyncio.create_task(self._claim_loop(i)) for i in range(s.loops)]
         try:
-            await self._claim_loop()
+            await self._supervise()
         finally:
+            self._loops_done = True
+            self._waker.wake_all()
+            for task in self._loop_tasks:
+                task.cancel()
+            await asyncio.gather(*self._loop_tasks, return_exceptions=True)
             self._halt.set()
             for _ in handlers:
                 self._jobs.put_nowait(None)
@@ -145,88 +179,129 @@ class AsyncWorker:
                 loop.remove_signal_handler(sig)
             ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=s.name, completed=self.completed)
 
-    # -- the claim loop -------------------------------------------------------------------
+    # -- the claim tasks and their supervisor -------------------------------------------------
 
-    async def _claim_loop(self) -> None:
-        s, ledger, pool, wake = self.settings, self._ledger, self.pool, self._wake
-        assert pool is not None and wake is not None and self._jobs is not None
-        backoff = Backoff()
-        conn: psycopg.AsyncConnection[Any] | None = None
+    async def _supervise(self) -> None:
+        """The poll timer and the shutdown sequence; the claim tasks do the round trips."""
+        s, ledger, waker, wake = self.settings, self._ledger, self._waker, self._wake
+        assert waker is not None and wake is not None
         poll_at = time.monotonic() + s.poll_interval
         draining_until: float | None = None
-        gave_back = False
-        try:
-            while not self._stop_now:
-                wake.clear()
-                now = time.monotonic()
-                if self._stopping and draining_until is None:
-                    draining_until = now + s.grace_period
-                    ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
-                            grace_period=s.grace_period)
-                    ledger.mark_stopping()
-                    self._give_back_unstarted()
-                if draining_until is not None:
-                    if ledger.in_hand <= 0 and not ledger.pending():
-                        break
-                    if now >= draining_until and not gave_back:
-                        ledger.release(ledger.unfinished(), RELEASED)
-                        gave_back = True
-                    if gave_back and not ledger.pending():
-                        break
+        while not self._stop_now and not self._give_up:
+            wake.clear()
+            now = time.monotonic()
+            if self._stopping and draining_until is None:
+                draining_until = now + s.grace_period
+                ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
+                        grace_period=s.grace_period)
+                ledger.mark_stopping()
+                self._give_back_unstarted()
+                waker.wake_all()
+            if draining_until is not None:
+                if ledger.in_hand <= 0 and not ledger.busy():
+                    break
+                if now >= draining_until and not self._gave_back:
+                    ledger.release(ledger.unfinished(), RELEASED)
+                    self._gave_back = True
+                    waker.wake_one()
+                if self._gave_back and not ledger.busy():
+                    break
+                timeout = DRAIN_TICK
+            else:
                 if now >= poll_at:
                     self._plan.hint()
                     poll_at = now + s.poll_interval
-                can_claim = draining_until is None and self._owner_ready and ledger.free > 0 and self._plan.any()
+                    waker.wake_one()
+                timeout = max(0.0, poll_at - now)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout)
+        self._loops_done = True
+        waker.wake_all()
+        await asyncio.wait(self._loop_tasks, timeout=LOOP_JOIN_TIMEOUT)
+        if self._stop_now:
+            self._give_back_unstarted()
+            ledger.release(ledger.unfinished(), RELEASED)
+        if ledger.pending():
+            await self._last_round()
+
+    async def _claim_loop(self, i: int) -> None:
+        """One claim task: rounds of (outcomes, releases, a claim) on its own pooled connection."""
+        s, ledger, pool, waker, plan = self.settings, self._ledger, self.pool, self._waker, self._plan
+        assert pool is not None and waker is not None and self._jobs is not None
+        backoff = Backoff()
+        conn: psycopg.AsyncConnection[Any] | None = None
+        try:
+            while not self._loops_done:
+                waker.arm(i)
+                can_claim = not self._stopping and self._owner_ready and ledger.free > 0 and plan.any()
                 if not (can_claim or ledger.pending()):
-                    deadline = poll_at if draining_until is None else min(draining_until, now + 0.5)
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(wake.wait(), max(0.0, deadline - now))
+                    await waker.wait(i, IDLE_WAIT)
                     continue
+                waker.disarm(i)
                 rnd = ledger.take_round(claim=can_claim)
                 if rnd.empty:
+                    await asyncio.sleep(0)
                     continue
                 try:
                     if conn is None:
                         conn = await pool.getconn(timeout=2.0)
                     sent = time.perf_counter()
-                    answer = await send_async(conn, rnd, owner=ledger.owner, lease=s.lease)
+                    answer = await send_async(conn, rnd, lease=s.lease)
                     ledger.timed(round_seconds=time.perf_counter() - sent)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out
                     ledger.carry(rnd)
                     if conn is not None:
                         await pool.putconn(conn)
                         conn = None
-                    self._db_trouble(exc, backoff, "claim loop")
-                    if self._stop_now or (gave_back and not is_transient(exc)):
+                    self._loop_trouble(i, exc)
+                    if self._stop_now or (self._gave_back and not is_transient(exc)):
+                        self._give_up = True
+                        self._wake_supervisor()
                         break
                     await self._sleep(backoff.next())
                     continue
-                if backoff.reset():
+                backoff.reset()
+                if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 fresh = ledger.settle(rnd, answer)
-                if fresh:
-                    if draining_until is not None:
-                        ledger.release(fresh, RELEASED)
-                    else:
-                        for ctx in fresh:
-                            self._jobs.put_nowait(ctx)
-                else:
-                    await asyncio.sleep(0)  # let handlers run between back-to-back rounds
-            if self._stop_now:
-                self._give_back_unstarted()
-                ledger.release(ledger.unfinished(), RELEASED)
-            if ledger.pending():
-                rnd = ledger.take_round(claim=False)
-                try:
-                    if conn is None:
-                        conn = await pool.getconn(timeout=2.0)
-                    ledger.settle(rnd, await send_async(conn, rnd, owner=ledger.owner, lease=s.lease))
-                except Exception as exc:  # noqa: BLE001
-                    ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="shutdown", error=str(exc).strip(),
-                            unrecorded=len(rnd.results) + len(rnd.releases))
+                if fresh and self._stopping:
+                    ledger.release(fresh, RELEASED)
+                elif fresh:
+                    for ctx in fresh:
+                        self._jobs.put_nowait(ctx)
+                    if rnd.claim is not None and len(fresh) == rnd.claim[1]:
+                        waker.wake_one()  # a full claim: there is likely more, let another idle task claim too
+                await asyncio.sleep(0)  # let handlers run between back-to-back rounds
         finally:
+            waker.disarm(i)
             if conn is not None:
                 await pool.putconn(conn)
+
+    async def _last_round(self) -> None:
+        """Record what is left (outcomes, releases) in one try; whatever fails is reaped later."""
+        assert self.pool is not None
+        rnd = self._ledger.take_round(claim=False)
+        conn: psycopg.AsyncConnection[Any] | None = None
+        try:
+            conn = await self.pool.getconn(timeout=2.0)
+            self._ledger.settle(rnd, await send_async(conn, rnd, lease=self.settings.lease))
+        except Exception as exc:  # noqa: BLE001
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="shutdown", error=str(exc).strip(),
+                    unrecorded=len(rnd.results) + len(rnd.releases))
+        finally:
+            if conn is not None:
+                await self.pool.putconn(conn)
+
+    def _wake_supervisor(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def _loop_trouble(self, i: int, exc: Exception) -> None:
+        if not is_transient(exc):
+            ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="claim loop", error=f"{type(exc).__name__}: {exc}")
+        elif self._outage.failed(i):
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="claim loop",
+                    error=f"{type(exc).__name__}: {str(exc).strip()}")
 
     async def _sleep(self, seconds: float) -> None:
         assert self._halt is not None
@@ -253,15 +328,20 @@ class AsyncWorker:
     # -- handlers ---------------------------------------------------------------------------
 
     async def _handler_loop(self) -> None:
-        assert self._jobs is not None and self._wake is not None
+        assert self._jobs is not None and self._waker is not None
+        ledger, waker = self._ledger, self._waker
         while True:
             ctx = await self._jobs.get()
             if ctx is None:
                 return
+            if self._stopping:  # claimed as the worker was stopping: give it back, not started
+                ledger.release([ctx], RELEASED)
+                waker.wake_one()
+                continue
             started = time.perf_counter()
             result = await self._run_one(ctx)
-            self._ledger.report(result, time.perf_counter() - started)
-            self._wake.set()
+            ledger.report(result, time.perf_counter() - started)
+            waker.wake_one()
 
     async def _run_one(self, ctx: JobContext) -> Result:
         try:
@@ -307,8 +387,9 @@ class AsyncWorker:
                     ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=s.listen)
                     if backoff.reset():
                         ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="listener")
-                    self._plan.hint()
-                    self._wake.set()
+                    self._plan.hint()  # notifications may have been missed while away: every task claims
+                    assert self._waker is not None
+                    self._waker.wake_all()
                     await self._listen(conn)
             except asyncio.CancelledError:
                 raise
@@ -323,8 +404,8 @@ class AsyncWorker:
         while not self._halt.is_set():
             if self.settings.listen:
                 async for note in conn.notifies(timeout=LISTEN_SLICE):
-                    if self._plan.hint(note.payload):
-                        self._wake.set()
+                    if self._plan.hint(note.payload) and self._waker is not None:
+                        self._waker.wake_one()  # one notification, one claim; a full claim wakes another task
             else:
                 await self._sleep(LISTEN_SLICE)
             if time.monotonic() - pinged >= PING_EVERY:

@@ -121,6 +121,12 @@ def worker(
     batch_size: Annotated[
         int | None, typer.Option(min=1, max=1000, help="Most jobs per claim (default: sized automatically).")
     ] = None,
+    claim_loops: Annotated[
+        int | None,
+        typer.Option(min=1, max=1000, help="Round trips kept in flight at once, each on its own connection"
+                     " (default: ceil(concurrency / batch size), or 4 with automatic batches; at most the"
+                     " concurrency)."),
+    ] = None,
     lease: Annotated[float | None, typer.Option(min=1, help="Claim lease in seconds (default: the queue's).")] = None,
     poll_interval: Annotated[float, typer.Option(min=0.01, help="Seconds between polls when no NOTIFY arrives.")] = 1.0,
     listen: Annotated[bool, typer.Option("--listen/--no-listen", help="Wake on NOTIFY (off: poll only).")] = True,
@@ -150,6 +156,7 @@ def worker(
         database_url=_url(),
         concurrency=concurrency,
         batch_size=batch_size,
+        claim_loops=claim_loops,
         lease=lease,
         poll_interval=poll_interval,
         listen=listen,

@@ -1,10 +1,14 @@
-"""The worker's books: jobs it holds, outcomes to send, and what the next round trip carries.
+"""The worker's books: jobs it holds, outcomes to send, and what each round trip carries.
 
-Pure bookkeeping with no I/O, shared by the threaded and the asyncio worker.
-Handlers report outcomes with :meth:`Ledger.report` (any thread); the claim
-loop calls :meth:`take_round` to build one round trip (completes, fails,
-releases and the next claim together), sends it, then :meth:`settle` with
-what the database answered, or :meth:`carry` to resend it after an error.
+Pure bookkeeping with no I/O, shared by the threaded and the asyncio worker,
+and safe to use from several threads: handlers report outcomes with
+:meth:`Ledger.report`; each claim loop calls :meth:`take_round` to build one
+round trip (every outcome not yet taken, releases, and a claim for a share of
+the free slots), sends it, then :meth:`settle` with what the database
+answered, or :meth:`carry` to hand its outcomes back after an error. An
+outcome is taken by exactly one round; slots asked for by claims still on
+their way are reserved, so the loops together never hold more than
+:attr:`capacity` jobs.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ class Round:
     results: list[Result] = field(default_factory=list)
     releases: list[JobContext] = field(default_factory=list)
     claim: tuple[str, int, int] | None = None  # queue, n, hint counter
+    owner: int = 0  # the liveness key the claim is made with
 
     def of(self, kind: str) -> list[Result]:
         return [r for r in self.results if r.kind == kind]
@@ -70,12 +75,16 @@ class Ledger:
         self.plan = plan
         self.log = logger
         self.held: dict[int, JobContext] = {}
-        self.lock = threading.Lock()
-        self._outcomes: deque[Result] = deque()
+        self.lock = threading.Lock()  # guards everything below but the outcome deque and the averages
+        self._outcomes: deque[Result] = deque()  # handlers append, rounds pop (under the lock)
         self._carried: list[Result] = []
         self._to_release: list[JobContext] = []
         self._claimed = 0
         self._finished = 0
+        self._reserved = 0  # jobs asked for by claims still on their way
+        self.in_flight = 0  # rounds sent and not yet settled or carried
+        self.peak_in_flight = 0  # most rounds ever in flight at once
+        self.rounds = 0  # rounds sent (or tried)
         self.clock_skew = timedelta(0)  # database clock minus ours, measured by the worker
         self.owner = 0  # the liveness key claims are made with (0: lease only)
         self.completed_count = 0
@@ -103,8 +112,9 @@ class Ledger:
         With batch_size given, the prefetch is fixed (batch_size - concurrency).
         Otherwise it follows Little's law: handlers finish concurrency/duration
         jobs a second, so a round trip's worth is concurrency * rtt / duration,
-        capped at 4x the concurrency. Short jobs get large claims (few round
-        trips per job); long jobs are not hoarded from other workers.
+        capped so that each claim loop's claim is at most 5x the concurrency.
+        Short jobs get large claims (few round trips per job); long jobs are
+        not hoarded from other workers.
         """
         s = self.settings
         if not s.auto_batch:
@@ -116,7 +126,14 @@ class Ledger:
 
     @property
     def free(self) -> int:
-        return self.capacity - self.in_hand
+        """Slots neither held nor asked for by a claim on its way."""
+        return self.capacity - self.in_hand - self._reserved
+
+    def claim_size(self, free: int) -> int:
+        """Jobs one round claims: batch_size, or automatic, an even share of the capacity among the claim loops."""
+        s = self.settings
+        most = s.batch_size if s.batch_size is not None else min(s.auto_claim_limit, -(-self.capacity // s.loops))
+        return min(most, free)
 
     def timed(self, job_seconds: float | None = None, round_seconds: float | None = None) -> None:
         """Feed the moving averages of handler run time and round-trip time."""
@@ -129,29 +146,48 @@ class Ledger:
         """Is there anything to send (outcomes, releases)?"""
         return bool(self._outcomes or self._carried or self._to_release)
 
+    def busy(self) -> bool:
+        """Anything to send, or a round on its way whose answer is still to be settled?"""
+        return self.in_flight > 0 or self.pending()
+
     def take_round(self, *, claim: bool) -> Round:
-        rnd = Round(results=self._carried, releases=self._to_release)
-        self._carried, self._to_release = [], []
-        while self._outcomes:
-            rnd.results.append(self._outcomes.popleft())
-            self._finished += 1
-        if claim and self.free > 0:
-            picked = self.plan.pick()
-            if picked is not None:
-                rnd.claim = (picked[0], min(self.settings.batch_size or 1000, self.free), picked[1])
-        return rnd
+        """Everything there is to send, and (claim=True) a claim for free slots; counts as in flight until settled."""
+        with self.lock:
+            rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner)
+            self._carried, self._to_release = [], []
+            while self._outcomes:
+                rnd.results.append(self._outcomes.popleft())
+                self._finished += 1
+            if claim:
+                free = self.free
+                if free > 0:
+                    picked = self.plan.pick()
+                    if picked is not None:
+                        n = self.claim_size(free)
+                        rnd.claim = (picked[0], n, picked[1])
+                        self._reserved += n
+            if not rnd.empty:
+                self.rounds += 1
+                self.in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return rnd
 
     def carry(self, rnd: Round) -> None:
-        """The round failed (database away): send its outcomes and releases again next time."""
-        self._carried = rnd.results + self._carried
-        self._to_release = rnd.releases + self._to_release
+        """The round failed (database away): send its outcomes and releases again with a later round."""
+        with self.lock:
+            self._carried = rnd.results + self._carried
+            self._to_release = rnd.releases + self._to_release
+            if rnd.claim is not None:
+                self._reserved -= rnd.claim[1]
+            self.in_flight -= 1
 
     def release(self, contexts: list[JobContext], status: str) -> None:
         """Give jobs back (shutdown): they stop counting as in hand and go out with the next round."""
         for ctx in contexts:
             ctx.stop(status)
-        self._to_release.extend(contexts)
-        self._finished += len(contexts)
+        with self.lock:
+            self._to_release.extend(contexts)
+            self._finished += len(contexts)
 
     def mark_stopping(self) -> None:
         """Tell every held job that the worker is shutting down (JobContext.worker_stopping)."""
@@ -164,18 +200,35 @@ class Ledger:
             return [c for c in self.held.values() if not c.finished]
 
     def settle(self, rnd: Round, answer: Answer) -> list[JobContext]:
-        """Apply the database's answer; returns the newly claimed jobs, ready to run."""
+        """Apply the database's answer; returns the newly claimed jobs, ready to run.
+
+        Jobs claimed under a liveness key the worker no longer holds (the
+        listener reconnected while the claim was on its way) may be reaped by
+        anyone at any moment: they are not returned but given back at once.
+        """
         log = self.log
+        fresh: list[JobContext] = []
+        if rnd.claim is not None and answer.claimed:
+            lease = self._lease_seconds(answer.claimed[0])
+            fresh = [JobContext(job, lease, rnd.owner) for job in answer.claimed]
         with self.lock:
             for r in rnd.results:
                 self.held.pop(r.ctx.id, None)
             for ctx in rnd.releases:
                 self.held.pop(ctx.id, None)
+            if rnd.claim is not None:
+                self._reserved -= rnd.claim[1]
+                self._claimed += len(fresh)
+                for ctx in fresh:
+                    self.held[ctx.id] = ctx
+            self.in_flight -= 1
+            stale = bool(fresh) and rnd.owner != self.owner
+        done = 0
         for r in rnd.results:
             ctx = r.ctx
             if r.kind == COMPLETE:
                 if ctx.id in answer.completed:
-                    self.completed_count += 1
+                    done += 1
                     ev.emit(log, logging.DEBUG, ev.JOB_COMPLETED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
                 elif ctx.status == RUNNING:
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
@@ -193,24 +246,21 @@ class Ledger:
                             reason="failed after the claim was taken back")
             elif r.kind == DROP and ctx.status == CANCELLED:
                 ev.emit(log, logging.INFO, ev.JOB_CANCELLED, job_id=ctx.id, queue=ctx.queue)
+        if done:
+            with self.lock:
+                self.completed_count += done
         for ctx in rnd.releases:
             if ctx.id in answer.released:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
-        fresh: list[JobContext] = []
         if rnd.claim is not None:
             queue, n, hints = rnd.claim
             self.plan.claimed(queue, n, len(answer.claimed), hints)
-            if answer.claimed:
-                lease = self._lease_seconds(answer.claimed[0])
-                fresh = [JobContext(job, lease, self.owner) for job in answer.claimed]
-                with self.lock:
-                    for ctx in fresh:
-                        self.held[ctx.id] = ctx
-                self._claimed += len(fresh)
-                if log.isEnabledFor(logging.DEBUG):
-                    for ctx in fresh:
-                        ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue,
-                                attempt=ctx.attempt)
+            if log.isEnabledFor(logging.DEBUG):
+                for ctx in fresh:
+                    ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
+        if stale:
+            self.release(fresh, LOST)
+            return []
         return fresh
 
     def _lease_seconds(self, job: Job) -> float:

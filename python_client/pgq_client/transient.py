@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import psycopg
 from psycopg import errors
@@ -43,3 +44,29 @@ class Backoff:
         had = self.failures > 0
         self.failures = 0
         return had
+
+
+class Outage:
+    """Shared by a worker's claim loops, so an outage is logged once, not once per loop.
+
+    :meth:`failed` is true for the first loop to fail (log ``db_unavailable``);
+    :meth:`recovered` is true when the last failing loop gets through again
+    (log ``db_reconnected``).
+    """
+
+    def __init__(self) -> None:
+        self._down: set[int] = set()
+        self._lock = threading.Lock()
+
+    def failed(self, loop: int) -> bool:
+        with self._lock:
+            first = not self._down
+            self._down.add(loop)
+            return first
+
+    def recovered(self, loop: int) -> bool:
+        with self._lock:
+            if loop not in self._down:
+                return False
+            self._down.discard(loop)
+            return not self._down

@@ -7,12 +7,14 @@
 
     Worker(send_email, "emails", concurrency=10).run()   # until SIGTERM/SIGINT
 
-Threads: the claim loop (the thread that calls :meth:`Worker.run`), one
-thread per handler slot, a listener (a dedicated connection that holds the
-liveness key and LISTENs for NOTIFY pgq) and a maintenance thread
-(heartbeats, and ``q.reap`` about once a second). Claims, completes, fails
-and releases share one pooled connection, pipelined into one round trip per
-loop; heartbeats and the reaper use a second one.
+Threads: ``claim_loops`` claim loops, each with its own pooled connection
+(completes, fails, releases and the next claim, pipelined into one round trip
+and one transaction per round; several loops keep several rounds in flight,
+so their commits overlap), one thread per handler slot, a listener (a
+dedicated connection that holds the liveness key and LISTENs for NOTIFY pgq),
+a maintenance thread (heartbeats, and ``q.reap`` about once a second, on one
+more pooled connection) and the thread that calls :meth:`Worker.run`, which
+keeps the poll timer and runs the shutdown sequence.
 """
 
 from __future__ import annotations
@@ -41,10 +43,14 @@ from .job_context import RELEASED, JobCancelled, JobContext, JobLost
 from .ledger import COMPLETE, DEAD, DROP, FAIL, Ledger, Result
 from .payload_hook import InvalidPayload, convert, converter
 from .round_trip import send
-from .transient import Backoff, is_transient
+from .transient import Backoff, Outage, is_transient
+from .wakeups import Waker
 from .worker_settings import WorkerSettings
 
 MAINTENANCE_TICK = 0.2  # seconds between checks for due heartbeats and reaps
+IDLE_WAIT = 1.0  # seconds an idle claim loop sleeps before it looks again unwoken (a safety net)
+DRAIN_TICK = 0.02  # seconds between the supervisor's looks while running jobs finish after a stop
+LOOP_JOIN_TIMEOUT = 5.0  # seconds the supervisor waits for each claim loop's last round at exit
 LISTEN_SLICE = 0.5  # seconds the listener waits for notifications before checking for stop/ping
 PING_EVERY = 5.0  # seconds between pings of the listener connection
 # The pool retries a failed connection with doubling delays; giving up after
@@ -62,8 +68,12 @@ class Worker:
       max_attempts apply); raising JobCancelled/JobLost records nothing.
     database_url: a libpq URL or key=value string; default ``$DATABASE_URL``.
     concurrency: handler threads. batch_size: most jobs per claim (default
-      the concurrency; a larger batch holds up to batch_size jobs, the ones
+      automatic: the concurrency plus a prefetch sized by Little's law; a
+      batch larger than the concurrency holds up to batch_size jobs, the ones
       beyond the concurrency waiting for a free thread).
+    claim_loops: round trips kept in flight at once, each on its own pooled
+      connection (default ceil(concurrency / batch_size) with batch_size
+      given, else min(4, concurrency); at most the concurrency).
     lease: claim lease (default the queue's); heartbeats renew it every lease/3.
     poll_interval: seconds between claims when no NOTIFY comes (always on).
     listen: LISTEN for NOTIFY pgq (off: poll only).
@@ -82,6 +92,7 @@ class Worker:
         database_url: str | None = None,
         concurrency: int = 10,
         batch_size: int | None = None,
+        claim_loops: int | None = None,
         lease: timedelta | float | None = None,
         poll_interval: float = 1.0,
         listen: bool = True,
@@ -98,6 +109,7 @@ class Worker:
             database_url=database_url,
             concurrency=concurrency,
             batch_size=batch_size,
+            claim_loops=claim_loops,
             lease=lease,
             poll_interval=poll_interval,
             listen=listen,
@@ -114,13 +126,19 @@ class Worker:
         self._plan = ClaimPlan(self.settings.queues)
         self._ledger = Ledger(self.settings, self._plan, self.log)
         self._jobs: queue_mod.SimpleQueue[JobContext | None] = queue_mod.SimpleQueue()
-        self._wake = threading.Event()  # the claim loop has something to look at
+        self._waker = Waker(self.settings.loops)  # idle claim loops wait here
+        self._outage = Outage()
+        self._wake = threading.Event()  # the supervisor has something to look at
         self._halt = threading.Event()  # background threads: stop now
         self._stopping = False  # first signal: no more claims, let running jobs finish
         self._stop_now = False  # second signal: give everything back and exit
+        self._gave_back = False  # the grace period is over and unfinished jobs were released
+        self._give_up = False  # a claim loop could not record the last outcomes and gave up
+        self._loops_done = threading.Event()  # the supervisor is done: claim loops finish their round and exit
         self._owner_ready = self.settings.pgbouncer
         self._rekeyed_from: int | None = None
         self._threads: list[threading.Thread] = []
+        self._loop_threads: list[threading.Thread] = []
         self._runner: threading.Thread | None = None
         self.pool: ConnectionPool[Any] | None = None
 
@@ -131,10 +149,15 @@ class Worker:
         """Jobs this worker has completed so far."""
         return self._ledger.completed_count
 
+    @property
+    def peak_rounds_in_flight(self) -> int:
+        """Most round trips this worker has had on their way at once (at most its claim loops)."""
+        return self._ledger.peak_in_flight
+
     def stop(self, *, now: bool = False) -> None:
         """Stop claiming and let running jobs finish (now=True: give them back and exit at once)."""
         self._stop_flags(now)
-        self._wake.set()
+        self._wake_everyone()
 
     def start(self) -> Worker:
         """Run in a background thread (no signal handlers); stop with :meth:`stop` and :meth:`join`."""
@@ -155,12 +178,12 @@ class Worker:
         s = self.settings
         restore = self._install_signals() if install_signal_handlers else {}
         self.pool = ConnectionPool(
-            s.database_url, min_size=min(2, s.pool_size), max_size=s.pool_size, kwargs=s.connection_kwargs("worker"),
+            s.database_url, min_size=s.loops + 1, max_size=s.pool_size, kwargs=s.connection_kwargs("worker"),
             open=False, name=f"pgq-{s.name}", reconnect_timeout=POOL_RECONNECT_TIMEOUT,
         )
         self.pool.open(wait=False)
         ev.emit(self.log, logging.INFO, ev.WORKER_STARTED, name=s.name, queues=",".join(s.queues),
-                concurrency=s.concurrency, batch_size=s.batch_size or "auto",
+                concurrency=s.concurrency, batch_size=s.batch_size or "auto", claim_loops=s.loops,
                 mode="pgbouncer" if s.pgbouncer else ("listen" if s.listen else "poll"))
         try:
             for i in range(s.concurrency):
@@ -168,7 +191,11 @@ class Worker:
             if s.uses_listener:
                 self._spawn(self._listener_loop, "pgq-listener")
             self._spawn(self._maintenance_loop, "pgq-maintenance")
-            self._claim_loop()
+            for i in range(s.loops):
+                thread = threading.Thread(target=self._claim_loop, args=(i,), name=f"pgq-claim-{i}", daemon=True)
+                thread.start()
+                self._loop_threads.append(thread)
+            self._supervise()
         finally:
             self._shutdown()
             for sig, previous in restore.items():
@@ -187,49 +214,74 @@ class Worker:
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._stop_flags(now=self._stopping)
         # Setting an Event takes a lock the interrupted thread may hold: do it from another thread.
-        threading.Thread(target=self._wake.set, daemon=True).start()
+        threading.Thread(target=self._wake_everyone, daemon=True).start()
+
+    def _wake_everyone(self) -> None:
+        self._wake.set()
+        self._waker.wake_all()
 
     def _stop_flags(self, now: bool) -> None:
         if now:
             self._stop_now = True
         self._stopping = True
 
-    # -- the claim loop -------------------------------------------------------------------
+    # -- the claim loops and their supervisor ---------------------------------------------------
 
-    def _claim_loop(self) -> None:
-        s, ledger, pool = self.settings, self._ledger, self.pool
+    def _supervise(self) -> None:
+        """The poll timer and the shutdown sequence; the claim loops do the round trips."""
+        s, ledger, waker = self.settings, self._ledger, self._waker
+        poll_at = time.monotonic() + s.poll_interval
+        draining_until: float | None = None
+        while not self._stop_now and not self._give_up:
+            self._wake.clear()
+            now = time.monotonic()
+            if self._stopping and draining_until is None:
+                draining_until = now + s.grace_period
+                ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
+                        grace_period=s.grace_period)
+                ledger.mark_stopping()
+                self._give_back_unstarted()
+                waker.wake_all()  # no more claims; the releases go out at once
+            if draining_until is not None:
+                if ledger.in_hand <= 0 and not ledger.busy():
+                    break
+                if now >= draining_until and not self._gave_back:
+                    ledger.release(ledger.unfinished(), RELEASED)
+                    self._gave_back = True
+                    waker.wake_one()
+                if self._gave_back and not ledger.busy():
+                    break
+                self._wake.wait(DRAIN_TICK)
+                continue
+            if now >= poll_at:
+                self._plan.hint()
+                poll_at = now + s.poll_interval
+                waker.wake_one()
+            self._wake.wait(max(0.0, poll_at - now))
+        self._loops_done.set()
+        waker.wake_all()
+        for thread in self._loop_threads:
+            thread.join(timeout=LOOP_JOIN_TIMEOUT)
+        if self._stop_now:
+            self._give_back_unstarted()
+            ledger.release(ledger.unfinished(), RELEASED)
+        if ledger.pending():
+            self._last_round()
+
+    def _claim_loop(self, i: int) -> None:
+        """One claim loop: rounds of (outcomes, releases, a claim) on its own pooled connection."""
+        s, ledger, pool, waker, plan = self.settings, self._ledger, self.pool, self._waker, self._plan
         assert pool is not None
         backoff = Backoff()
         conn: psycopg.Connection[Any] | None = None
-        poll_at = time.monotonic() + s.poll_interval
-        draining_until: float | None = None
-        gave_back = False
         try:
-            while not self._stop_now:
-                self._wake.clear()
-                now = time.monotonic()
-                if self._stopping and draining_until is None:
-                    draining_until = now + s.grace_period
-                    ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=s.name, running=ledger.in_hand,
-                            grace_period=s.grace_period)
-                    ledger.mark_stopping()
-                    self._give_back_unstarted()
-                if draining_until is not None:
-                    if ledger.in_hand <= 0 and not ledger.pending():
-                        break
-                    if now >= draining_until and not gave_back:
-                        ledger.release(ledger.unfinished(), RELEASED)
-                        gave_back = True
-                    if gave_back and not ledger.pending():
-                        break
-                if now >= poll_at:
-                    self._plan.hint()
-                    poll_at = now + s.poll_interval
-                can_claim = draining_until is None and self._owner_ready and ledger.free > 0 and self._plan.any()
+            while not self._loops_done.is_set():
+                waker.arm(i)
+                can_claim = not self._stopping and self._owner_ready and ledger.free > 0 and plan.any()
                 if not (can_claim or ledger.pending()):
-                    deadline = poll_at if draining_until is None else min(draining_until, now + 0.5)
-                    self._wake.wait(max(0.0, deadline - now))
+                    waker.wait(i, IDLE_WAIT)
                     continue
+                waker.disarm(i)
                 rnd = ledger.take_round(claim=can_claim)
                 if rnd.empty:
                     continue
@@ -237,51 +289,52 @@ class Worker:
                     if conn is None:
                         conn = pool.getconn(timeout=2.0)
                     sent = time.perf_counter()
-                    answer = send(conn, rnd, owner=ledger.owner, lease=s.lease)
+                    answer = send(conn, rnd, lease=s.lease)
                     ledger.timed(round_seconds=time.perf_counter() - sent)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out; the loop must go on
                     ledger.carry(rnd)
                     if conn is not None:
                         pool.putconn(conn)
                         conn = None
-                    self._db_trouble(exc, backoff, "claim loop")
-                    if self._stop_now or (gave_back and not is_transient(exc)):
+                    self._loop_trouble(i, exc)
+                    if self._stop_now or (self._gave_back and not is_transient(exc)):
+                        self._give_up = True
+                        self._wake.set()
                         break
-                    self._halt.wait(backoff.next())
+                    self._loops_done.wait(backoff.next())
                     continue
-                if backoff.reset():
+                backoff.reset()
+                if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 fresh = ledger.settle(rnd, answer)
-                if fresh:
-                    if draining_until is not None:
-                        ledger.release(fresh, RELEASED)
-                    else:
-                        for ctx in fresh:
-                            self._jobs.put(ctx)
-            if self._stop_now:
-                self._give_back_unstarted()
-                ledger.release(ledger.unfinished(), RELEASED)
-            if ledger.pending():
-                conn = self._last_round(conn)
+                if not fresh:
+                    continue
+                if self._stopping:
+                    ledger.release(fresh, RELEASED)
+                    continue
+                for ctx in fresh:
+                    self._jobs.put(ctx)
+                if rnd.claim is not None and len(fresh) == rnd.claim[1]:
+                    waker.wake_one()  # a full claim: there is likely more, let another idle loop claim too
         finally:
+            waker.disarm(i)
             if conn is not None:
                 pool.putconn(conn)
 
-    def _last_round(self, conn: psycopg.Connection[Any] | None) -> psycopg.Connection[Any] | None:
+    def _last_round(self) -> None:
         """Record what is left (outcomes, releases) in one try; whatever fails is reaped later."""
         assert self.pool is not None
         rnd = self._ledger.take_round(claim=False)
+        conn: psycopg.Connection[Any] | None = None
         try:
-            if conn is None:
-                conn = self.pool.getconn(timeout=2.0)
-            self._ledger.settle(rnd, send(conn, rnd, owner=self._ledger.owner, lease=self.settings.lease))
+            conn = self.pool.getconn(timeout=2.0)
+            self._ledger.settle(rnd, send(conn, rnd, lease=self.settings.lease))
         except Exception as exc:  # noqa: BLE001
             ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="shutdown", error=str(exc).strip(),
                     unrecorded=len(rnd.results) + len(rnd.releases))
+        finally:
             if conn is not None:
                 self.pool.putconn(conn)
-            return None
-        return conn
 
     def _give_back_unstarted(self) -> None:
         unstarted = []
@@ -294,6 +347,14 @@ class Worker:
                 unstarted.append(ctx)
         if unstarted:
             self._ledger.release(unstarted, RELEASED)
+            self._waker.wake_one()
+
+    def _loop_trouble(self, i: int, exc: Exception) -> None:
+        if not is_transient(exc):
+            ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="claim loop", error=f"{type(exc).__name__}: {exc}")
+        elif self._outage.failed(i):
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="claim loop",
+                    error=f"{type(exc).__name__}: {str(exc).strip()}")
 
     def _db_trouble(self, exc: Exception, backoff: Backoff, component: str) -> None:
         if not is_transient(exc):
@@ -305,14 +366,19 @@ class Worker:
     # -- handlers ---------------------------------------------------------------------------
 
     def _handler_loop(self) -> None:
+        ledger, waker = self._ledger, self._waker
         while True:
             ctx = self._jobs.get()
             if ctx is None:
                 return
+            if self._stopping:  # claimed as the worker was stopping: give it back, not started
+                ledger.release([ctx], RELEASED)
+                waker.wake_one()
+                continue
             started = time.perf_counter()
             result = self._run_one(ctx)
-            self._ledger.report(result, time.perf_counter() - started)
-            self._wake.set()
+            ledger.report(result, time.perf_counter() - started)
+            waker.wake_one()
 
     def _run_one(self, ctx: JobContext) -> Result:
         try:
@@ -350,8 +416,8 @@ class Worker:
                     ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=s.listen)
                     if backoff.reset():
                         ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="listener")
-                    self._plan.hint()  # notifications may have been missed while away
-                    self._wake.set()
+                    self._plan.hint()  # notifications may have been missed while away: every loop claims
+                    self._waker.wake_all()
                     self._listen(conn)
             except Exception as exc:  # noqa: BLE001
                 self._owner_ready = False
@@ -364,7 +430,7 @@ class Worker:
             if self.settings.listen:
                 for note in conn.notifies(timeout=LISTEN_SLICE):
                     if self._plan.hint(note.payload):
-                        self._wake.set()
+                        self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
             else:
                 self._halt.wait(LISTEN_SLICE)
             if time.monotonic() - pinged >= PING_EVERY:
@@ -420,6 +486,8 @@ class Worker:
         self._threads.append(thread)
 
     def _shutdown(self) -> None:
+        self._loops_done.set()
+        self._waker.wake_all()
         self._halt.set()
         for _ in range(self.settings.concurrency):
             self._jobs.put(None)

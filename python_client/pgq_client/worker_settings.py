@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
+
+# Claim loops when both batch_size and claim_loops are left automatic: enough
+# rounds in flight for their commits to overlap, few enough that claims stay large.
+AUTO_LOOPS = 4
 
 
 @dataclass(frozen=True)
@@ -18,6 +23,7 @@ class WorkerSettings:
     database_url: str = ""
     concurrency: int = 10
     batch_size: int | None = None
+    claim_loops: int | None = None
     lease: timedelta | None = None
     poll_interval: float = 1.0
     listen: bool = True
@@ -30,7 +36,7 @@ class WorkerSettings:
     @classmethod
     def build(cls, queues: str | Sequence[str], **options: Any) -> WorkerSettings:
         names = (queues,) if isinstance(queues, str) else tuple(queues)
-        options = {k: v for k, v in options.items() if v is not None or k in ("batch_size", "lease")}
+        options = {k: v for k, v in options.items() if v is not None or k in ("batch_size", "claim_loops", "lease")}
         if not options.get("database_url"):
             options["database_url"] = os.environ.get("DATABASE_URL", "")
         lease = options.get("lease")
@@ -47,6 +53,8 @@ class WorkerSettings:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.batch_size is not None and not 1 <= self.batch_size <= 1000:
             raise ValueError(f"batch_size must be between 1 and 1000, got {self.batch_size}")
+        if self.claim_loops is not None and not 1 <= self.claim_loops <= 1000:
+            raise ValueError(f"claim_loops must be between 1 and 1000, got {self.claim_loops}")
         if self.lease is not None and self.lease.total_seconds() < 1:
             raise ValueError(f"lease must be at least 1 second, got {self.lease}")
         if self.poll_interval <= 0 or self.reap_interval <= 0 or self.grace_period < 0:
@@ -59,10 +67,38 @@ class WorkerSettings:
 
     @property
     def max_prefetch(self) -> int:
-        """Most claimed jobs that may wait for a free handler: batch_size - concurrency, or 4x the concurrency."""
+        """Most claimed jobs that may wait for a free handler.
+
+        batch_size given: batch_size - concurrency (the worker holds at most
+        batch_size jobs, or the concurrency if larger). Automatic: each claim
+        loop may have a claim of up to 5x the concurrency (at most 1000) on its
+        way, so the worker holds at most loops x that; Ledger.capacity sizes
+        the prefetch by Little's law below this bound.
+        """
         if self.batch_size is None:
-            return min(4 * self.concurrency, 1000 - self.concurrency) if self.concurrency < 1000 else 0
+            return max(0, self.loops * self.auto_claim_limit - self.concurrency)
         return max(0, self.batch_size - self.concurrency)
+
+    @property
+    def auto_claim_limit(self) -> int:
+        """With automatic batch sizing, the most jobs one claim asks for: 5x the concurrency, at most 1000."""
+        return min(5 * self.concurrency, 1000)
+
+    @property
+    def loops(self) -> int:
+        """Claim loops that keep rounds in flight at once, each on its own pooled connection.
+
+        claim_loops if given, else ceil(concurrency / batch_size) with batch_size
+        given (every loop's claim can be a full batch), else min(AUTO_LOOPS,
+        concurrency); never more than the concurrency (a loop claims at least one job).
+        """
+        if self.claim_loops is not None:
+            wanted = self.claim_loops
+        elif self.batch_size is not None:
+            wanted = math.ceil(self.concurrency / self.batch_size)
+        else:
+            wanted = AUTO_LOOPS
+        return max(1, min(wanted, self.concurrency))
 
     @property
     def uses_listener(self) -> bool:
@@ -80,5 +116,5 @@ class WorkerSettings:
 
     @property
     def pool_size(self) -> int:
-        """The claim loop, the heartbeat/reaper loop, and one per handler that asks for a connection."""
-        return self.concurrency + 2
+        """One per claim loop, the heartbeat/reaper loop, and one per handler that asks for a connection."""
+        return self.concurrency + self.loops + 1
