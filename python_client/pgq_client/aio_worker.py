@@ -234,7 +234,7 @@ class AsyncWorker:
             while not self._loops_done:
                 waker.arm(i)
                 can_claim = not self._stopping and self._owner_ready and ledger.free > 0 and plan.any()
-                if not (can_claim or ledger.pending()):
+                if not ledger.worth_a_round(can_claim):
                     await waker.wait(i, IDLE_WAIT)
                     continue
                 waker.disarm(i)
@@ -247,7 +247,7 @@ class AsyncWorker:
                         conn = await pool.getconn(timeout=2.0)
                     sent = time.perf_counter()
                     answer = await send_async(conn, rnd, lease=s.lease)
-                    ledger.timed(round_seconds=time.perf_counter() - sent)
+                    ledger.timed(time.perf_counter() - sent)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out
                     ledger.carry(rnd)
                     if conn is not None:
@@ -340,8 +340,8 @@ class AsyncWorker:
                 continue
             started = time.perf_counter()
             result = await self._run_one(ctx)
-            ledger.report(result, time.perf_counter() - started)
-            waker.wake_one()
+            if ledger.report_and_ask(result, time.perf_counter() - started, claim=not self._stopping):
+                waker.wake_one()
 
     async def _run_one(self, ctx: JobContext) -> Result:
         try:

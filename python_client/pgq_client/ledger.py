@@ -90,13 +90,24 @@ class Ledger:
         self.completed_count = 0
         self.job_seconds = 0.0  # moving average of a handler's run time
         self.round_seconds = 0.001  # moving average of a claim-loop round trip
+        self._capacity = settings.concurrency
+        self._round_size = 1
+        self.retune()
 
     # -- handler side (any thread) ------------------------------------------------
 
     def report(self, result: Result, seconds: float) -> None:
         result.ctx.finished = True
-        self.timed(job_seconds=seconds)
+        self.job_seconds = seconds if self.job_seconds <= 0 else 0.9 * self.job_seconds + 0.1 * seconds
         self._outcomes.append(result)
+
+    def report_and_ask(self, result: Result, seconds: float, *, claim: bool) -> bool:
+        """:meth:`report`, then :meth:`worth_a_round` (the handler wakes an idle loop only when it is)."""
+        self.report(result, seconds)
+        if self.in_flight <= 0:
+            return True
+        size = self._round_size
+        return len(self._outcomes) >= size or (claim and self.free >= size)
 
     # -- claim loop side ---------------------------------------------------------------
 
@@ -107,40 +118,68 @@ class Ledger:
 
     @property
     def capacity(self) -> int:
-        """Most jobs to hold: the concurrency plus a prefetch that keeps the handlers busy during a round trip.
+        """Most jobs to hold: the concurrency plus a prefetch that keeps the handlers busy while rounds travel.
 
         With batch_size given, the prefetch is fixed (batch_size - concurrency).
         Otherwise it follows Little's law: handlers finish concurrency/duration
         jobs a second, so a round trip's worth is concurrency * rtt / duration,
-        capped so that each claim loop's claim is at most 5x the concurrency.
-        Short jobs get large claims (few round trips per job); long jobs are
-        not hoarded from other workers.
+        and each claim loop gets that much (so several rounds can be on their
+        way while the handlers stay busy), capped so that one claim is at
+        most 20x the concurrency (and 1000). Short jobs get large claims (few
+        round trips per job); long jobs are not hoarded from other workers.
+        Recomputed once per round (:meth:`retune`), not per job.
         """
+        return self._capacity
+
+    def retune(self) -> None:
+        """Recompute the capacity and the round size from the moving averages."""
         s = self.settings
         if not s.auto_batch:
-            return s.concurrency + s.max_prefetch
-        if self.job_seconds <= 0:
-            return s.concurrency
-        want = math.ceil(s.concurrency * self.round_seconds / self.job_seconds)
-        return s.concurrency + min(s.max_prefetch, want)
+            capacity = s.concurrency + s.max_prefetch
+        elif self.job_seconds <= 0:
+            capacity = s.concurrency
+        else:
+            want = math.ceil(s.loops * s.concurrency * self.round_seconds / self.job_seconds)
+            capacity = s.concurrency + min(s.max_prefetch, want)
+        self._capacity = capacity
+        if s.batch_size is not None:
+            self._round_size = s.batch_size
+        else:
+            self._round_size = min(s.auto_claim_limit, -(-capacity // s.loops))
 
     @property
     def free(self) -> int:
         """Slots neither held nor asked for by a claim on its way."""
-        return self.capacity - self.in_hand - self._reserved
+        return self._capacity - self.in_hand - self._reserved
+
+    @property
+    def round_size(self) -> int:
+        """The claim a round aims for: batch_size, or automatic, an even share of the capacity among the loops."""
+        return self._round_size
 
     def claim_size(self, free: int) -> int:
-        """Jobs one round claims: batch_size, or automatic, an even share of the capacity among the claim loops."""
-        s = self.settings
-        most = s.batch_size if s.batch_size is not None else min(s.auto_claim_limit, -(-self.capacity // s.loops))
-        return min(most, free)
+        """Jobs one round claims: the round size, at most the free slots."""
+        return min(self._round_size, free)
 
-    def timed(self, job_seconds: float | None = None, round_seconds: float | None = None) -> None:
-        """Feed the moving averages of handler run time and round-trip time."""
-        if job_seconds is not None:
-            self.job_seconds = job_seconds if self.job_seconds <= 0 else 0.9 * self.job_seconds + 0.1 * job_seconds
-        if round_seconds is not None:
-            self.round_seconds = 0.8 * self.round_seconds + 0.2 * round_seconds
+    def worth_a_round(self, claim: bool) -> bool:
+        """Should an idle loop send a round now?
+
+        Always when no round is on its way (nobody else will carry the
+        outcomes soon) or when releases or carried outcomes wait (shutdown,
+        an outage). While other rounds are on their way, only for a full
+        round's worth: that many free slots to claim, or that many outcomes;
+        a returning loop takes whatever piled up meanwhile. Rounds stay
+        large (one round trip and one commit serve many jobs), and the loops
+        still overlap when there is enough work for them.
+        """
+        if self.in_flight <= 0 or self._to_release or self._carried:
+            return claim or self.pending()
+        size = self._round_size
+        return (claim and self.free >= size) or len(self._outcomes) >= size
+
+    def timed(self, round_seconds: float) -> None:
+        """Feed the moving average of the round-trip time."""
+        self.round_seconds = 0.8 * self.round_seconds + 0.2 * round_seconds
 
     def pending(self) -> bool:
         """Is there anything to send (outcomes, releases)?"""
@@ -153,6 +192,7 @@ class Ledger:
     def take_round(self, *, claim: bool) -> Round:
         """Everything there is to send, and (claim=True) a claim for free slots; counts as in flight until settled."""
         with self.lock:
+            self.retune()
             rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner)
             self._carried, self._to_release = [], []
             while self._outcomes:

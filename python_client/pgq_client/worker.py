@@ -278,7 +278,7 @@ class Worker:
             while not self._loops_done.is_set():
                 waker.arm(i)
                 can_claim = not self._stopping and self._owner_ready and ledger.free > 0 and plan.any()
-                if not (can_claim or ledger.pending()):
+                if not ledger.worth_a_round(can_claim):
                     waker.wait(i, IDLE_WAIT)
                     continue
                 waker.disarm(i)
@@ -290,7 +290,7 @@ class Worker:
                         conn = pool.getconn(timeout=2.0)
                     sent = time.perf_counter()
                     answer = send(conn, rnd, lease=s.lease)
-                    ledger.timed(round_seconds=time.perf_counter() - sent)
+                    ledger.timed(time.perf_counter() - sent)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out; the loop must go on
                     ledger.carry(rnd)
                     if conn is not None:
@@ -377,8 +377,8 @@ class Worker:
                 continue
             started = time.perf_counter()
             result = self._run_one(ctx)
-            ledger.report(result, time.perf_counter() - started)
-            waker.wake_one()
+            if ledger.report_and_ask(result, time.perf_counter() - started, claim=not self._stopping):
+                waker.wake_one()
 
     def _run_one(self, ctx: JobContext) -> Result:
         try:
