@@ -12,6 +12,7 @@
 \ir internal/check_job_options.sql
 \ir internal/check_claim.sql
 \ir internal/check_claims.sql
+\ir internal/current_claims.sql
 \ir internal/ensure_queue.sql
 \ir internal/notify_queues.sql
 \ir internal/error_entry.sql

@@ -13,7 +13,7 @@ select functions_are('q', array[
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
-  'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
+  'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued'
 ], 'schema q has exactly the documented functions');
 
@@ -34,6 +34,7 @@ select results_eq(
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval)'),
+    ('q.current_claims(bigint[],uuid[])'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
     ('q.ensure_queue(text)'),
@@ -182,7 +183,7 @@ select is(
   array(select p.proname::text from pg_catalog.pg_proc p
          where p.pronamespace = 'q'::regnamespace and p.prosecdef
            and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
-                             'check_claims', 'ensure_queue', 'notify_queues', 'error_entry',
+                             'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued')
          order by 1),

@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(139);
+select plan(143);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -32,6 +32,7 @@ insert into matrix values
   ('check_job_options',       false, false, false),
   ('check_claim',             false, false, false),
   ('check_claims',            false, false, false),
+  ('current_claims',          false, false, false),
   ('ensure_queue',            false, false, false),
   ('notify_queues',           false, false, false),
   ('error_entry',             false, false, false),
@@ -51,7 +52,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 34 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 35 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

@@ -103,13 +103,15 @@ class JobContext:
         self._event.wait(timeout)
         return self.should_stop
 
-    def stop(self, status: str) -> None:
-        """Worker side: mark the job cancelled, lost or released (first reason wins)."""
-        if self.status == RUNNING:
+    def stop(self, status: str) -> bool:
+        """Worker side: mark the job cancelled, lost or released. The first reason wins: True for that call only."""
+        with _event_lock:  # a heartbeat answer and a refused result may race to say "lost"
+            if self.status != RUNNING:
+                return False
             self.status = status
-            with _event_lock:
-                if self._event is not None:
-                    self._event.set()
+            if self._event is not None:
+                self._event.set()
+            return True
 
     def __repr__(self) -> str:
         return f"JobContext(id={self.id}, queue={self.queue!r}, attempt={self.attempt}, status={self.status})"

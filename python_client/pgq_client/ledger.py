@@ -270,7 +270,7 @@ class Ledger:
                 if ctx.id in answer.completed:
                     done += 1
                     ev.emit(log, logging.DEBUG, ev.JOB_COMPLETED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
-                elif ctx.status == RUNNING:
+                elif ctx.stop(LOST):
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="completed after the claim was taken back; result refused")
             elif r.kind in (FAIL, DEAD):
@@ -281,7 +281,7 @@ class Ledger:
                 elif status == "dead":
                     ev.emit(log, logging.ERROR, ev.JOB_DEAD, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt,
                             error=_summary(r.error))
-                elif ctx.status == RUNNING:
+                elif ctx.stop(LOST):
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="failed after the claim was taken back")
             elif r.kind == DROP and ctx.status == CANCELLED:
@@ -327,8 +327,7 @@ class Ledger:
                 continue
             if out.status == RUNNING:
                 ctx.next_beat = now + ctx.lease_seconds / 3
-            elif ctx.status == RUNNING:
-                ctx.stop(CANCELLED if out.status == CANCELLED else LOST)
+            elif ctx.stop(CANCELLED if out.status == CANCELLED else LOST):
                 event = ev.JOB_CANCELLED if out.status == CANCELLED else ev.JOB_LOST
                 ev.emit(self.log, logging.WARNING, event, job_id=ctx.id, queue=ctx.queue,
                         reason=f"heartbeat said {out.status}")

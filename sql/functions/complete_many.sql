@@ -13,12 +13,13 @@ declare
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
   -- The usual case, no queue keeps completed jobs: one set-based DELETE.
+  -- The token is checked again on the row deleted: a job reclaimed since
+  -- q.current_claims found it has a new version with another token.
   if not exists (select from q.queue qq where qq.keep_completed) then
     return query
       delete from q.job j
-       using unnest(complete_many.ids, complete_many.tokens) as c(id, token)
-       where j.id = c.id
-         and j.state = 'r'
+       using q.current_claims(complete_many.ids, complete_many.tokens) as c
+       where j.ctid = c.job_ctid
          and j.token = c.token
       returning j.id;
     return;
@@ -26,9 +27,8 @@ begin
 
   for v_job in
     delete from q.job j
-     using unnest(complete_many.ids, complete_many.tokens) as c(id, token)
-     where j.id = c.id
-       and j.state = 'r'
+     using q.current_claims(complete_many.ids, complete_many.tokens) as c
+     where j.ctid = c.job_ctid
        and j.token = c.token
     returning j.*
   loop

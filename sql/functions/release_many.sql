@@ -18,10 +18,9 @@ begin
            token = null,
            lease_until = null,
            owner = null
-      from unnest(release_many.ids, release_many.tokens) as r(id, token)
-     where j.id = r.id
-       and j.state = 'r'
-       and j.token = r.token
+      from q.current_claims(release_many.ids, release_many.tokens) as r
+     where j.ctid = r.job_ctid
+       and j.token = r.token  -- again: the row may have a new version
     returning j.id, j.queue_id
   )
   select array_agg(x.id), array_agg(distinct x.queue_id)

@@ -62,6 +62,7 @@ select 'column ' || rel.relname || '.' || a.attname || ' #' || a.attnum
        || ' notnull=' || a.attnotnull::text
        || ' default=' || coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid), '')
        || ' identity=' || a.attidentity::text || ' generated=' || a.attgenerated::text
+       || ' statistics=' || a.attstattarget::text
        || ' collation=' || coalesce(nullif(a.attcollation, 0)::regcollation::text, '')
        || ' comment=' || coalesce(pg_catalog.col_description(rel.oid, a.attnum), '')
   from rel

@@ -1,4 +1,4 @@
-"""The plan q.claim really runs: auto_explain (ANALYZE, BUFFERS) of the
+"""The plans pgq's functions really run: auto_explain (ANALYZE, BUFFERS) of the
 statements nested inside the function, sent to this session as LOG notices."""
 
 from __future__ import annotations
@@ -30,26 +30,38 @@ def nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
         stack.extend(node.get("Plans", []))
 
 
-def claim_plan(conn: psycopg.Connection[Any], queue: str, n: int) -> tuple[dict[str, Any], int]:
-    """Run q.claim(queue, n) (superuser: LOAD) and return the plan of its UPDATE and how many jobs it claimed."""
+def nested_plans(conn: psycopg.Connection[Any], query: str, params: Any = None) -> tuple[list[dict[str, Any]], int]:
+    """Run query (superuser: LOAD); return the plan of every statement it ran, innermost first, and its row count."""
     notices: list[str] = []
     handler = notices.append
     conn.add_notice_handler(lambda diag: handler(diag.message_primary or ""))
     for statement in AUTO_EXPLAIN:
         conn.execute(statement)
     try:
-        got = len(conn.execute("select * from q.claim(%s, %s)", (queue, n)).fetchall())
+        got = len(conn.execute(query, params).fetchall())
     finally:
         conn.execute("set auto_explain.log_min_duration = -1")
         conn.execute("reset client_min_messages")
+    plans = []
     for text in notices:
         if not text.startswith("duration:"):
             continue
         body = json.loads(text.split("\n", 1)[1] if "\n" in text else text[text.index("{"):])
-        plan = body["Plan"]
-        if plan.get("Node Type") == "ModifyTable" and plan.get("Relation Name") == "job":
-            return plan, got
-    raise AssertionError(f"no plan of the claim's UPDATE among {len(notices)} notices: {notices[:3]}")
+        plans.append(body["Plan"])
+    return plans, got
+
+
+def writes_job(plan: dict[str, Any]) -> bool:
+    """Whether the statement inserts, updates or deletes rows of q.job (also from a CTE)."""
+    return any(n.get("Node Type") == "ModifyTable" and n.get("Relation Name") == "job" for n in nodes(plan))
+
+
+def claim_plan(conn: psycopg.Connection[Any], queue: str, n: int) -> tuple[dict[str, Any], int]:
+    """Run q.claim(queue, n) and return the plan of its UPDATE and how many jobs it claimed."""
+    plans, got = nested_plans(conn, "select * from q.claim(%s, %s)", (queue, n))
+    updates = [p for p in plans if writes_job(p)]
+    assert updates, "no plan of the claim's UPDATE among the notices"
+    return updates[0], got
 
 
 def buffers(plan: dict[str, Any]) -> int:

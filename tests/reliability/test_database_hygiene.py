@@ -19,7 +19,7 @@ from psycopg.types.json import Jsonb
 
 from .books import audit
 from .figures import record
-from .plans import buffers, claim_plan, nodes, shape
+from .plans import buffers, claim_plan, nested_plans, nodes, shape, writes_job
 from .workers import Fleet
 
 STATEMENT_BOUND = 1.0  # seconds: jobs sleep 1.2-2 s, so a transaction held across one shows up
@@ -129,6 +129,37 @@ def test_the_claim_really_run_reads_the_partial_index_without_sort_or_seq_scan_a
         assert seen[n] < 100, f"a claim of {n} touched {seen[n]} buffers: {steps}"
     record("9", f"claim plan ({'analyzed' if analyzed else 'fresh statistics'})", backlog=50_000,
            history_rows=200_000, plan=" > ".join(shape(plan)), buffers_claim_1=seen[1], buffers_claim_10=seen[10])
+
+
+def test_batch_completes_and_releases_probe_the_running_index_per_id_when_analyze_saw_no_running_job(
+    conn: psycopg.Connection[Any],
+) -> None:
+    # ANALYZE while jobs wait and none runs: statistics on state would then
+    # say "nothing runs", and the batch functions hash-joined their ids
+    # against a full scan of job_running_idx (cost growing with every claim).
+    conn.execute("set pgq.notify = off")
+    enqueue(conn, "batch", [{"n": i} for i in range(20_000)])
+    conn.execute("analyze q.job")
+    # Other workers' claims in flight, and finished ones not yet vacuumed.
+    for _ in range(20):
+        done = conn.execute("select id, token from q.claim('batch', 50)").fetchall()
+        conn.execute("select q.complete_many(%s, %s)", ([d[0] for d in done], [d[1] for d in done]))
+    conn.execute("select id from q.claim('batch', 1000)")
+    for function in ("complete_many", "release_many"):
+        held = conn.execute("select id, token from q.claim('batch', 50)").fetchall()
+        plans, got = nested_plans(conn, f"select * from q.{function}(%s, %s)",
+                                  ([h[0] for h in held], [h[1] for h in held]))
+        assert got == 50, function
+        writes = [p for p in plans if writes_job(p)]
+        assert len(writes) == 1, function
+        steps = [shape(p) for p in plans]
+        running = [x for p in plans for x in nodes(p) if x.get("Index Name") == "job_running_idx"]
+        assert running, f"{function} never used the running index: {steps}"
+        assert all("Index Cond" in x for x in running), f"{function} scanned the whole running index: {steps}"
+        assert all(int(x["Actual Rows"]) <= 1 for x in running), f"{function} probed more than one id at a time"
+        assert "Seq Scan on job" not in sum(steps, []), steps
+        touched = sum(buffers(p) for p in plans if writes_job(p))
+        assert touched < 600, f"{function} touched {touched} buffers: {steps}"
 
 
 @pytest.fixture

@@ -1,0 +1,51 @@
+create or replace function q.complete_many(ids bigint[], tokens uuid[])
+returns setof bigint
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_job       q.job;
+  v_queue_id  integer;
+  v_keep      boolean;
+  v_now       timestamptz := clock_timestamp();
+begin
+  perform q.check_claims(complete_many.ids, complete_many.tokens);
+  -- The usual case, no queue keeps completed jobs: one set-based DELETE.
+  -- The token is checked again on the row deleted: a job reclaimed since
+  -- q.current_claims found it has a new version with another token.
+  if not exists (select from q.queue qq where qq.keep_completed) then
+    return query
+      delete from q.job j
+       using q.current_claims(complete_many.ids, complete_many.tokens) as c
+       where j.ctid = c.job_ctid
+         and j.token = c.token
+      returning j.id;
+    return;
+  end if;
+
+  for v_job in
+    delete from q.job j
+     using q.current_claims(complete_many.ids, complete_many.tokens) as c
+     where j.ctid = c.job_ctid
+       and j.token = c.token
+    returning j.*
+  loop
+    if v_job.queue_id is distinct from v_queue_id then
+      v_queue_id := v_job.queue_id;
+      select qq.keep_completed into v_keep from q.queue qq where qq.id = v_queue_id;
+    end if;
+    if v_keep then
+      perform q.finish(v_job, 'completed', v_now);
+    end if;
+    return next v_job.id;
+  end loop;
+end
+$$;
+
+comment on function q.complete_many(bigint[], uuid[]) is
+  'q.complete for many claims in one statement; returns the ids that were completed (the others were not the current claim).';
+
+revoke all on function q.complete_many(bigint[], uuid[]) from public;
+grant execute on function q.complete_many(bigint[], uuid[]) to pgq_worker;
