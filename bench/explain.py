@@ -44,14 +44,15 @@ def closing(sections: list[Section]) -> str:
             + ("the plpgsql wrapper is not where the time goes, the statement is"
                if (d["claim_inline"] or 0) >= 0.95 * (d["claim"] or 0)
                else "part of the gap is the plpgsql wrapper, the rest the statement")
-            + " (it writes token, lease, owner and attempt, and the new row version is checked "
-            "against four partial indexes and two CHECK constraints where the raw table has two indexes). A "
-            "cycle adds `q.complete`: `q.check_claim`, a DELETE found through `job_running_idx`, and a "
-            "`q.queue` lookup for keep_completed. In batches of 50 both sides write about the same WAL per job "
-            "and wait mostly on WALWrite, yet pgq's share falls as clients are added (see the batch table): the "
-            "extra cost is in the claim and complete statements under concurrency, and the next step is "
-            "per-statement timing (pg_stat_statements) and wait-event sampling at 8 and 16 clients. Re-measure "
-            "any SQL change with this harness."
+            + " (it writes token, lease, owner and attempt, checks three CHECK constraints and four partial "
+            "index predicates where the raw table has two indexes, and returns the job, payload included, where "
+            "seed 001's script returns nothing). Tried: dropping the CHECK constraints (within noise, about 2% "
+            "at 8 clients, so they stay), a cached generic plan and `ctid = any(array(...))` instead of a join "
+            "(in place). A cycle adds `q.complete`: `q.check_claim`, a DELETE found through `job_running_idx` "
+            "and a `q.queue` lookup for keep_completed. Batches: revision 0002 made `q.complete_many` probe "
+            "`job_running_idx` once per id; before it, statistics taken while no job ran let the planner "
+            "hash-join the ids against a full scan of that index, and the batch ratio fell from 0.77 at 1 client "
+            "to 0.29 at 16. Re-measure any SQL change with this harness."
         )
     if "enqueue" in missed:
         out.append(
@@ -67,12 +68,12 @@ def closing(sections: list[Section]) -> str:
         )
     if any(n.startswith("Python drain") for n in missed_names):
         out.append(
-            "- **Python drain vs seed 004.** Seed 004's worker deletes the job inside a transaction that stays "
-            "open while the handler runs: one commit per job (per batch), and nothing to do on completion. "
-            "pgq's claim commits at once (so no transaction is held open and a crash is recovered by the "
-            "reaper) and the completion is a second commit: two flushes and two round trips per job where the "
-            "baseline has one. `pgq_client.Worker` pipelines its claim and completes into one round trip per "
-            "loop; the thin-client loop here does not."
+            "- **Python drain vs seed 004.** Seed 004's worker deletes its batch inside a transaction that stays "
+            "open while the handlers run: one statement and one commit per batch, and each job is written once. "
+            "pgq's loop here (`complete_and_claim`) also needs one round trip and one commit per batch, but "
+            "each job is written twice, claimed (an UPDATE that commits at once, so no transaction stays open "
+            "and a crashed worker's jobs come back through the reaper) and completed (a DELETE): at batch 50, "
+            "where round trips no longer dominate, that second write per job is the gap."
         )
     if any(n.startswith("pgq Worker") for n in missed_names):
         out.append(
@@ -90,9 +91,13 @@ def closing(sections: list[Section]) -> str:
         )
     if "storage" in missed:
         out.append(
-            "- **Bytes per waiting job.** The figure includes every table and index of the database after "
-            "the jobs were added, unvacuumed (tuple headers, the claim index entry with deduplication off, "
-            "and page fill)."
+            "- **Bytes per waiting job.** q.job has 14 columns, so a row with NULLs carries a 2-byte null bitmap "
+            "and its header rounds up to 32 bytes; with 8 columns or fewer it would be 24, about 179 bytes per "
+            "job here. Getting there means folding the claim and retry columns (token, owner, lease, crashes, "
+            "max_attempts, errors, dedup_key) into composite or jsonb values that every claim, heartbeat and "
+            "complete would build and take apart; we kept the claim path fast instead. The rest: the claim "
+            "index entry (queue, priority, run_at: 28 bytes with its line pointer, deduplication off) and "
+            "page fill, unvacuumed."
         )
     sustained = by_key.get("sustained")
     if "sustained" in missed and sustained is not None:
