@@ -10,37 +10,47 @@ declare
   v_queue_id  integer;
   v_keep      boolean;
   v_now       timestamptz := clock_timestamp();
+  v_done      bigint[] := '{}';
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
   -- The usual case, no queue keeps completed jobs: one set-based DELETE.
-  -- The token is checked again on the row deleted: a job reclaimed since
-  -- q.current_claims found it has a new version with another token.
   if not exists (select from q.queue qq where qq.keep_completed) then
-    return query
+    with gone as (
       delete from q.job j
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
-      returning j.id;
-    return;
+      returning j.id
+    )
+    select coalesce(array_agg(g.id), '{}') into v_done from gone g;
+  else
+    for v_job in
+      delete from q.job j
+       using q.current_claims(complete_many.ids, complete_many.tokens) as c
+       where j.ctid = c.job_ctid
+         and j.token = c.token
+      returning j.*
+    loop
+      if v_job.queue_id is distinct from v_queue_id then
+        v_queue_id := v_job.queue_id;
+        select qq.keep_completed into v_keep from q.queue qq where qq.id = v_queue_id;
+      end if;
+      if v_keep then
+        perform q.finish(v_job, 'completed', v_now);
+      end if;
+      v_done := v_done || v_job.id;
+    end loop;
   end if;
 
-  for v_job in
-    delete from q.job j
-     using q.current_claims(complete_many.ids, complete_many.tokens) as c
-     where j.ctid = c.job_ctid
-       and j.token = c.token
-    returning j.*
-  loop
-    if v_job.queue_id is distinct from v_queue_id then
-      v_queue_id := v_job.queue_id;
-      select qq.keep_completed into v_keep from q.queue qq where qq.id = v_queue_id;
-    end if;
-    if v_keep then
-      perform q.finish(v_job, 'completed', v_now);
-    end if;
-    return next v_job.id;
-  end loop;
+  -- A claim whose row was updated while this statement waited for it (a
+  -- heartbeat, say) has a new row version that its ctid no longer names, so
+  -- the DELETE passed it by: those, and stale claims, go one by one.
+  if cardinality(v_done) < cardinality(complete_many.ids) then
+    v_done := v_done || array(
+      select c.id from unnest(complete_many.ids, complete_many.tokens) as c(id, token)
+       where c.id <> all(v_done) and c.token is not null and q.complete(c.id, c.token));
+  end if;
+  return query select unnest(v_done);
 end
 $$;
 

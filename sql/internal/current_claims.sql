@@ -25,6 +25,6 @@ end
 $$;
 
 comment on function q.current_claims(bigint[], uuid[]) is
-  'Row versions (ctid) of the jobs whose current claim is one of the (ids[i], tokens[i]) pairs, each found by its own index probe. The caller must check the token again on the row it writes (a concurrent update makes a new version).';
+  'Row versions (ctid) of the jobs whose current claim is one of the (ids[i], tokens[i]) pairs, each found by its own index probe. A row updated since has a new version that the ctid no longer names: writing by ctid passes it by, and the caller retries such claims one by one.';
 
 revoke all on function q.current_claims(bigint[], uuid[]) from public;

@@ -167,6 +167,45 @@ def test_complete_waiting_on_an_uncommitted_reap_of_its_claim_is_refused(
     record("6", "reap || complete (late complete refused)", result="passed")
 
 
+@pytest.mark.parametrize("function", ["complete_many", "release_many"])
+def test_a_batch_call_waiting_on_an_uncommitted_reap_and_reclaim_leaves_the_new_claim_alone(
+    pair: tuple[Session, Session], conn: psycopg.Connection[Any], function: str
+) -> None:
+    # The batch functions find their rows first and write them after: when the
+    # row they wait on comes back running under a new token, the stale call
+    # changes nothing and the new holder keeps its job.
+    a, b = pair
+    job_id, token = claimed(conn, f"re_{function}", lease="1 millisecond")
+    time.sleep(0.01)
+    assert a.run("select q.reap()") == [(1,)]
+    (new_id, new_token), = a.run("select id, token from q.claim(%s, 1, owner => 0)", (f"re_{function}",))
+    assert (new_id, new_token != token) == (job_id, True)
+
+    late = blocks(b, f"select * from q.{function}(%s, %s)", ([job_id], [token]))
+    a.conn.commit()
+    assert outcome(late) == []
+    assert conn.execute("select state, token from q.job where id = %s", (job_id,)).fetchone() == ("r", new_token)
+    record("6", f"reap + reclaim || {function} (stale batch call refused)", result="passed")
+
+
+@pytest.mark.parametrize("function", ["complete_many", "release_many"])
+def test_a_batch_call_waiting_on_an_uncommitted_heartbeat_of_its_own_claim_goes_through(
+    pair: tuple[Session, Session], conn: psycopg.Connection[Any], function: str
+) -> None:
+    # A heartbeat writes a new version of the row under the same token; the
+    # batch call waiting on it must act on that version, not give up.
+    a, b = pair
+    job_id, token = claimed(conn, f"hb_{function}")
+    assert a.run("select q.heartbeat(%s, %s)", (job_id, token)) == [("running",)]
+
+    late = blocks(b, f"select * from q.{function}(%s, %s)", ([job_id], [token]))
+    a.conn.commit()
+    assert outcome(late) == [(job_id,)]
+    left = conn.execute("select state, token from q.job where id = %s", (job_id,)).fetchone()
+    assert left == (None if function == "complete_many" else ("w", None))
+    record("6", f"heartbeat || {function} (goes through)", result="passed")
+
+
 def test_complete_waiting_on_an_uncommitted_cancel_is_refused_and_the_heartbeat_says_cancelled(
     pair: tuple[Session, Session], conn: psycopg.Connection[Any]
 ) -> None:

@@ -20,14 +20,21 @@ begin
            owner = null
       from q.current_claims(release_many.ids, release_many.tokens) as r
      where j.ctid = r.job_ctid
-       and j.token = r.token  -- again: the row may have a new version
+       and j.token = r.token
     returning j.id, j.queue_id
   )
-  select array_agg(x.id), array_agg(distinct x.queue_id)
+  select coalesce(array_agg(x.id), '{}'), coalesce(array_agg(distinct x.queue_id), '{}')
     into v_released, v_queue_ids
     from released x;
-  perform q.notify_queues(coalesce(v_queue_ids, '{}'));
-  return query select unnest(coalesce(v_released, '{}'));
+  perform q.notify_queues(v_queue_ids);
+  -- Rows updated while this statement waited for them (see complete_many),
+  -- and stale claims, go one by one.
+  if cardinality(v_released) < cardinality(release_many.ids) then
+    v_released := v_released || array(
+      select r.id from unnest(release_many.ids, release_many.tokens) as r(id, token)
+       where r.id <> all(v_released) and r.token is not null and q.release(r.id, r.token));
+  end if;
+  return query select unnest(v_released);
 end
 $$;
 
