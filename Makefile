@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick soak verify revision lint clean
+.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick soak verify revision lint docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -35,7 +35,7 @@ stop: ## Stop the embedded PostgreSQL
 migrate: db ## alembic upgrade head on DATABASE_URL
 	$(VENV)/bin/alembic upgrade head
 
-test: db verify lint ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest
+test: db verify lint docs ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest; build the docs
 	scripts/run-pgtap
 	$(PY) -m pytest -q tests
 
@@ -65,6 +65,9 @@ verify: deps ## Check generated artifacts: frozen SQL snapshots unchanged, one A
 revision: deps ## Start an Alembic revision: make revision NAME="what changes"
 	$(PY) scripts/new_revision.py "$(NAME)"
 	$(PY) scripts/verify_frozen.py --update
+
+docs: deps ## Build the documentation site into .docs-build/site (warnings are errors)
+	$(PY) scripts/build_docs.py
 
 lint: deps ## ruff
 	$(VENV)/bin/ruff check --quiet .
