@@ -43,7 +43,7 @@ def split_readme(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     """(the part before the first section, [(title, file name, body)])."""
     parts = re.split(r"^## (.+)$", text, flags=re.M)
     head, sections = parts[0], []
-    for title, body in zip(parts[1::2], parts[2::2]):
+    for title, body in zip(parts[1::2], parts[2::2], strict=True):
         title = title.strip()
         # The README marks where each issue's section starts; the site needs no such marks.
         body = re.sub(r"^<!--.*?-->\s*$", "", body, flags=re.M)
@@ -122,7 +122,9 @@ def mkdocs_config() -> Path:
     config = (ROOT / "mkdocs.yml").read_text().replace("      - README: '@readme-sections@'",
                                                       (BUILD / "nav.yml").read_text().rstrip("\n"))
     out = BUILD / "mkdocs.yml"
-    out.write_text(config.replace("docs_dir: docs", f"docs_dir: {SRC}").replace("site_dir: site", f"site_dir: {BUILD / 'site'}"))
+    config = config.replace("docs_dir: docs", f"docs_dir: {SRC}")
+    config = config.replace("site_dir: site", f"site_dir: {BUILD / 'site'}")
+    out.write_text(config)
     return out
 
 

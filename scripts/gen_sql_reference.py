@@ -130,7 +130,8 @@ def render(functions: list[Function], types: list[tuple[str, list[str], str]] | 
         lines += ["", f"## {f.name}", "", "```sql", f"{f.name}("]
         lines += [f"  {p}{',' if i < len(f.params) - 1 else ''}" for i, p in enumerate(f.params)]
         lines += [f") returns {f.returns}", "```", ""]
-        lines.append(f"**May call:** {', '.join(f'`{r}`' for r in f.roles) or 'the owner only'} · **Source:** `{f.source}`")
+        roles = ", ".join(f"`{r}`" for r in f.roles) or "the owner only"
+        lines.append(f"**May call:** {roles} · **Source:** `{f.source}`")
         lines += ["", f.comment or "_(no comment)_"]
     lines += render_types(types or [])
     return "\n".join(lines) + "\n"
