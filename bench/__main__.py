@@ -1,13 +1,19 @@
-"""`python -m bench [--quick] [--only NAME ...] [--database-url URL]`.
+"""`python -m bench [--quick] [--only NAME ...] [--database-url URL] [--pgq-revision REV] [--minutes M]`.
 
 Full profile: writes BENCHMARKS.md at the repository root and charts under
 bench/charts/. Quick profile: writes bench/results/quick/BENCHMARKS.md and its
 charts there (git-ignored), so a smoke run never overwrites the real report.
+
+MEASURES run by default (`make bench`). STANDALONE ones run only when named
+(`make bench-scale`, `make bench-sustained`, `make bench-profile`): their
+sections replace their own block of the report and leave the rest of it as it
+is, and a later `make bench` keeps those blocks.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import time
@@ -33,20 +39,35 @@ MEASURES = [
     "realwork",
     "diag",
 ]
+# Long or special runs, each behind its own make target; never part of `make bench`.
+STANDALONE = [
+    "scale",
+    "sustained_long",
+    "claim_profile",
+]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="short runs, small N, one run per figure")
-    ap.add_argument("--only", nargs="*", choices=MEASURES, help="run only these measurements")
+    ap.add_argument("--only", nargs="*", choices=MEASURES + STANDALONE, help="run only these measurements")
     ap.add_argument("--database-url", default=os.environ.get("PGQ_BENCH_DATABASE_URL", ""),
                     help="use this server instead of starting the harness's own cluster")
     ap.add_argument("--out", type=Path, help="report path (default depends on the profile)")
     ap.add_argument("--rewrite", action="store_true",
                     help="measure nothing: rewrite the report from the run's saved raw results")
+    ap.add_argument("--pgq-revision", action="append", default=[],
+                    help="also measure pgq migrated to this Alembic revision (e.g. 0002) beside head, in the claim "
+                         "sweep and enqueue (repeatable; PGQ_BENCH_REVISIONS='0002 0003' too)")
+    ap.add_argument("--minutes", type=float, help="sustained_long: minutes per server configuration")
     args = ap.parse_args()
 
     profile = PROFILES["quick" if args.quick else "full"]
+    if args.minutes:
+        profile = dataclasses.replace(profile, sustained_long_minutes=args.minutes)
+    revisions = tuple(args.pgq_revision or os.environ.get("PGQ_BENCH_REVISIONS", "").split())
+    names = args.only or MEASURES
+    standalone = all(n in STANDALONE for n in names)
     if args.out or os.environ.get("PGQ_BENCH_OUT"):
         out = args.out or Path(os.environ["PGQ_BENCH_OUT"])
     elif args.quick:
@@ -71,11 +92,13 @@ def main() -> int:
     sections: list[Section] = []
     failures: list[str] = []
     with server(args.database_url or None) as srv:
-        ctx = Context(server=srv, profile=profile, out=out.parent, charts=charts_dir)
+        ctx = Context(server=srv, profile=profile, out=out.parent, charts=charts_dir, revisions=revisions)
         ctx.log(f"profile {profile.name}, server {'own cluster' if srv.own else 'DATABASE_URL'}, load {load_before}")
         env = machine.describe(srv, BENCH_ROOT if srv.own else ROOT / "bench" / "results")
         databases.install_pgq_template(srv)
-        for name in args.only or MEASURES:
+        for rev in revisions:
+            databases.install_pgq_template(srv, rev)
+        for name in names:
             t0 = time.monotonic()
             try:
                 module = importlib.import_module(f"bench.measures.{name}")
@@ -87,12 +110,16 @@ def main() -> int:
             section.seconds = time.monotonic() - t0
             ctx.log(f"{name}: {section.seconds:.0f} s")
             sections.append(section)
-        srv.drop(databases.TEMPLATE)
+        databases.drop_templates(srv, revisions)
     total = time.monotonic() - started
     env["load average (1/5/15 min) before / after"] = f"{load_before} / {machine.loadavg()}"
     env["1-min load average during the run (every 5 s)"] = sampler.stop()
     env["run time"] = f"{total:.0f} s"
-    report.write(out, sections, env, rel, profile.name, total, closing=explain.closing(sections))
+    if standalone:
+        report.write_blocks(out, sections, env, rel, profile.name)
+        raw = raw.with_name(raw.stem + "-" + "-".join(names) + ".json")
+    else:
+        report.write(out, sections, env, rel, profile.name, total, closing=explain.closing(sections))
     raw.parent.mkdir(parents=True, exist_ok=True)
     report.write_json(raw, sections, env)
     print(f"bench: wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} in {total:.0f} s")

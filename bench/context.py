@@ -18,6 +18,8 @@ class Context:
     out: Path  # the report's folder
     charts: Path  # where PNGs go (relative links from the report)
     started: float = field(default_factory=time.monotonic)
+    # pgq@<revision> contenders beside head (claim sweep, enqueue): `--pgq-revision 0002`.
+    revisions: tuple[str, ...] = ()
 
     def log(self, message: str) -> None:
         print(f"[bench {time.monotonic() - self.started:6.1f}s] {message}", file=sys.stderr, flush=True)

@@ -25,20 +25,37 @@ PAYLOAD_SQL = (
 )
 
 
-def install_pgq_template(server: Server) -> None:
-    """Create the template database and run `alembic upgrade head` in it."""
-    dsn = server.recreate(TEMPLATE)
+def template(revision: str | None = None) -> str:
+    """The template database of pgq at head, or at an older Alembic revision (pgq@<rev>)."""
+    return TEMPLATE if not revision else f"{TEMPLATE}_{revision}"
+
+
+def install_pgq_template(server: Server, revision: str | None = None) -> None:
+    """Create the template database and run `alembic upgrade head` (or `upgrade <revision>`) in it.
+
+    Revisions are append-only, so `alembic upgrade 0002` installs exactly
+    0002's frozen SQL: a database to measure today's code against.
+    """
+    name = template(revision)
+    dsn = server.recreate(name)
     env = {**os.environ, "DATABASE_URL": dsn}
-    subprocess.run(
-        [str(Path(sys.executable).parent / "alembic"), "upgrade", "head"],
-        cwd=ROOT, env=env, check=True, capture_output=True,
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "alembic"), "upgrade", revision or "head"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
     )
-    with server.connect(TEMPLATE) as conn:
+    if out.returncode != 0:
+        raise RuntimeError(f"alembic upgrade {revision or 'head'} failed: {out.stderr[-2000:]}")
+    with server.connect(name) as conn:
         conn.execute("select q.configure(%s)", (QUEUE,))
 
 
-def new_pgq(server: Server, name: str) -> str:
-    return server.recreate(name, template=TEMPLATE)
+def drop_templates(server: Server, revisions: tuple[str, ...] = ()) -> None:
+    for rev in (None, *revisions):
+        server.drop(template(rev))
+
+
+def new_pgq(server: Server, name: str, revision: str | None = None) -> str:
+    return server.recreate(name, template=template(revision))
 
 
 def new_raw(server: Server, name: str, schema: str) -> str:

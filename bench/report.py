@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,60 @@ def targets_table(sections: list[Section]) -> str:
         for t in s.targets:
             rows.append(f"| {t.name} | {_verdict(t)} | {t.detail} |")
     return "\n".join(rows)
+
+
+BLOCK = re.compile(r"<!-- bench:(?P<key>[a-z_]+) -->\n.*?<!-- /bench:(?P=key) -->\n", re.S)
+
+
+def _section(s: Section, charts_rel: str) -> list[str]:
+    lines = [f"## {s.title}", "", s.method, ""]
+    for t in s.tables:
+        lines += [_table(t), ""]
+    if s.targets:
+        lines += ["Targets: " + "; ".join(f"{t.name}: {_verdict(t)} ({t.detail})" for t in s.targets), ""]
+    for n in s.notes:
+        lines += [n, ""]
+    if s.seed:
+        lines += [f"*The seed's figures, for reference:* {s.seed}", ""]
+    for c in s.charts:
+        lines += [f"![{s.title}]({charts_rel}/{c})", ""]
+    lines += [f"<sub>{s.seconds:.0f} s</sub>", ""]
+    return lines
+
+
+def blocks(path: Path) -> dict[str, str]:
+    """The standalone sections (bench-scale, bench-sustained, bench-profile) a report holds, by key."""
+    if not path.exists():
+        return {}
+    return {m.group("key"): m.group(0) for m in BLOCK.finditer(path.read_text())}
+
+
+def write_blocks(path: Path, sections: list[Section], env: dict[str, Any], charts_rel: str, profile: str) -> None:
+    """Put each section in its own marked block of the report: replace it if there, else append it.
+
+    The rest of the report (the `make bench` run) stays as it is; each block
+    carries the date, machine and load of its own run.
+    """
+    text = path.read_text() if path.exists() else "# pgq benchmarks\n\n"
+    header = (f"*Run by `make bench-{{target}}` ({profile} profile) on {env['date']}; {env.get('PostgreSQL', '')}; "
+              f"{env.get('machine', '')}; 1-min load during the run: "
+              f"{env.get('1-min load average during the run (every 5 s)', 'n/a')}.*")
+    targets = {"scale": "scale", "sustained_long": "sustained", "claim_profile": "profile"}
+    for s in sections:
+        body = _section(s, charts_rel)
+        body.insert(2, header.format(target=targets.get(s.key, s.key)))
+        body.insert(3, "")
+        if s.targets:
+            body.insert(4, targets_table([s]))
+            body.insert(5, "")
+        block = f"<!-- bench:{s.key} -->\n" + "\n".join(body) + f"\n<!-- /bench:{s.key} -->\n"
+        found = {m.group("key"): m for m in BLOCK.finditer(text)}
+        if s.key in found:
+            m = found[s.key]
+            text = text[:m.start()] + block + text[m.end():]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block
+    path.write_text(text)
 
 
 def write(
@@ -60,22 +115,15 @@ def write(
     ]
     lines += [f"| {k} | {v} |" for k, v in env.items() if k != "date"]
     lines.append("")
+    kept = blocks(path)  # the standalone runs' sections survive a `make bench`
     for s in sections:
-        lines += [f"## {s.title}", "", s.method, ""]
-        for t in s.tables:
-            lines += [_table(t), ""]
-        if s.targets:
-            lines += ["Targets: " + "; ".join(f"{t.name}: {_verdict(t)} ({t.detail})" for t in s.targets), ""]
-        for n in s.notes:
-            lines += [n, ""]
-        if s.seed:
-            lines += [f"*The seed's figures, for reference:* {s.seed}", ""]
-        for c in s.charts:
-            lines += [f"![{s.title}]({charts_rel}/{c})", ""]
-        lines += [f"<sub>{s.seconds:.0f} s</sub>", ""]
+        lines += _section(s, charts_rel)
     if closing:
         lines += ["## Closing note", "", closing, ""]
-    path.write_text("\n".join(lines))
+    text = "\n".join(lines)
+    for block in kept.values():
+        text = text.rstrip("\n") + "\n\n" + block
+    path.write_text(text)
 
 
 def write_json(path: Path, sections: list[Section], env: dict[str, Any]) -> None:

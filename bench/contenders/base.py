@@ -104,3 +104,54 @@ def paced(n: int, per_second: float, send: Callable[[int, float], None]) -> None
         if delay > 0:
             time.sleep(delay)
         send(i, time.time())
+
+
+def listen_loops(
+    connect: Callable[[bool], Any],
+    channel: str,
+    claim_one: Callable[[Any], list[dict[str, Any]]],
+    on_job: Callable[[dict[str, Any]], None],
+    workers: int,
+    until: Callable[[], bool],
+    timeout_s: float,
+) -> None:
+    """Idle workers of a hand-written kind: one LISTEN connection wakes every waiting loop; 1 s poll fallback.
+
+    connect(autocommit) opens a connection; claim_one(conn) takes at most one
+    job inside the loop's transaction and returns its payloads, which go to
+    on_job before the transaction ends (seed 004's loop holds its claim so).
+    """
+    wake = threading.Condition()
+    stop = threading.Event()
+
+    def listener() -> None:
+        with connect(True) as conn:
+            conn.execute(f'LISTEN "{channel}"')
+            while not stop.is_set():
+                for _ in conn.notifies(timeout=0.2, stop_after=1):
+                    with wake:
+                        wake.notify_all()
+
+    def loop() -> None:
+        with connect(False) as conn:
+            while not stop.is_set():
+                with conn.transaction():
+                    jobs = claim_one(conn)
+                    for job in jobs:
+                        on_job(job)
+                if not jobs:
+                    with wake:
+                        wake.wait(1.0)
+
+    threads = [threading.Thread(target=listener, daemon=True)]
+    threads += [threading.Thread(target=loop, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + timeout_s
+    while not until() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    with wake:
+        wake.notify_all()
+    for t in threads:
+        t.join(10)

@@ -25,13 +25,17 @@ QUEUE = databases.QUEUE
 class PgqThin:
     name = "pgq (pgq_client functions)"
 
-    def __init__(self, server: Server, dbname: str = "bench_pgq_thin") -> None:
+    def __init__(self, server: Server, dbname: str = "bench_pgq_thin", revision: str | None = None) -> None:
         self.server = server
         self.dbname = dbname
         self.dsn = ""
+        # pgq@<revision>: a database migrated to an older Alembic revision, driven by today's client.
+        self.revision = revision
+        if revision:
+            self.name = f"{type(self).name} @{revision}"
 
     def setup(self) -> None:
-        self.dsn = databases.new_pgq(self.server, self.dbname)
+        self.dsn = databases.new_pgq(self.server, self.dbname, self.revision)
 
     def connect(self) -> psycopg.Connection[Any]:
         return psycopg.connect(self.dsn, autocommit=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cluster import Server
+from . import node, peer_pgmq
 from .peer_pgqueuer import Pgqueuer
 from .peer_procrastinate import Procrastinate
 from .pgq_thin import PgqThin
@@ -33,3 +34,34 @@ def drainers(server: Server) -> list[Any]:
     for c in out:
         c.batches = (1, 50)
     return [out[0], PgqWorker(server), out[1], Procrastinate(server), Pgqueuer(server)]
+
+
+def others(server: Server, *, node_ones: bool = True, pgmq: bool = True) -> tuple[list[Any], list[str]]:
+    """pgmq and seed 004's Node contenders (pg-boss, BullMQ on Redis/PostgreSQL) that can run here,
+    and a note for each one skipped and why (a missing tool is never an error)."""
+    out: list[Any] = []
+    notes: list[str] = []
+    if pgmq:
+        found, why = peer_pgmq.available(server)
+        out += found
+        notes += why
+    if node_ones:
+        found, why = node.available(server)
+        out += found
+        notes += why
+    return out, notes
+
+
+def settings_notes(contenders: list[Any]) -> str:
+    """One sentence per non-Python-peer contender that ran: its settings."""
+    parts = [c.settings for c in contenders if getattr(c, "settings", "")]
+    if any(isinstance(c, peer_pgmq.Pgmq) for c in contenders):
+        parts.insert(0, PGMQ_SETTINGS)
+    return " ".join(p.rstrip(".") + "." for p in parts)
+
+
+PGMQ_SETTINGS = (
+    "pgmq: SQL-only install from PyPI's pgmq package (its bundled pgmq.sql), `pgmq.read(queue, 30, qty)` then "
+    "`pgmq.delete(queue, ids)`, two autocommit transactions per batch, one thread and connection per worker; "
+    "enqueue through `pgmq.send` / `pgmq.send_batch` without its optional insert notifications"
+)

@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 
 from .. import databases
 from ..cluster import Server
-from .base import Loop, WorkResult, paced, payload, run_threads
+from .base import Loop, WorkResult, listen_loops, paced, payload, run_threads
 
 QUEUE = "emails"
 CLAIM = (
@@ -117,40 +117,11 @@ class Seed004:
 
     def serve(self, workers: int, until: Callable[[], bool], timeout_s: float) -> None:
         """The seed's idle workers: a LISTEN connection wakes every waiting loop; 1 s poll fallback."""
-        wake = threading.Condition()
-        stop = threading.Event()
 
-        def listener() -> None:
-            with self.connect() as conn:
-                conn.execute("LISTEN jobs")
-                while not stop.is_set():
-                    for _ in conn.notifies(timeout=0.2, stop_after=1):
-                        with wake:
-                            wake.notify_all()
+        def claim_one(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+            return [job for _id, job in conn.execute(CLAIM, (QUEUE, 1)).fetchall()]
 
-        def loop() -> None:
-            with self.connect(autocommit=False) as conn:
-                while not stop.is_set():
-                    with conn.transaction():
-                        rows = conn.execute(CLAIM, (QUEUE, 1)).fetchall()
-                        for _id, job in rows:
-                            self.on_job(job)
-                    if not rows:
-                        with wake:
-                            wake.wait(1.0)
-
-        threads = [threading.Thread(target=listener, daemon=True)]
-        threads += [threading.Thread(target=loop, daemon=True) for _ in range(workers)]
-        for t in threads:
-            t.start()
-        deadline = time.monotonic() + timeout_s
-        while not until() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        stop.set()
-        with wake:
-            wake.notify_all()
-        for t in threads:
-            t.join(10)
+        listen_loops(self.connect, "jobs", claim_one, lambda job: self.on_job(job), workers, until, timeout_s)
 
     def close(self) -> None:
         self.server.drop(self.dbname)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from .. import verdicts
 from ..contenders import registry
 from ..context import Context
 from ..model import Section, Table, Target
@@ -20,6 +21,8 @@ BATCHES = (1, 50)
 def run(ctx: Context) -> Section:
     p = ctx.profile
     contenders = registry.drainers(ctx.server)
+    more, skipped = registry.others(ctx.server)
+    contenders += more
     for c in contenders:
         c.setup()
     rates: dict[tuple[str, int, int], list[float]] = defaultdict(list)
@@ -64,7 +67,7 @@ def run(ctx: Context) -> Section:
             f"a capped run reports jobs done / cap. Median of {p.reps} runs. \"Workers\" = jobs in flight at "
             "once. Sync contenders: one thread and one connection per worker (the seed's polling loops); "
             "peers: their own worker with the concurrency set to the worker count. "
-            + registry.SETTINGS_NOTE
+            + registry.SETTINGS_NOTE + " " + registry.settings_notes(more)
         ),
         tables=[Table(caption=f"jobs/s, median of {p.reps}", headers=["contender", "1 worker", "10 workers"],
                       rows=rows)],
@@ -74,8 +77,10 @@ def run(ctx: Context) -> Section:
             "BullMQ on Redis 10,556 / 27,461. Issue 4, on our 2-core machines: pgqueuer's best ~8,100 jobs/s "
             "(asyncpg, batch 50), procrastinate's ~700 jobs/s."
         ),
+        notes=skipped,
         data={"rates": {f"{k[0]}|{k[1]}|{k[2]}": v for k, v in rates.items()}, "capped": sorted(map(str, capped))},
     )
+    sec.targets += _versus_others(med, more, p.drain_workers)
     thin, base = registry.PGQ_THIN, registry.SEED004
     for b in BATCHES:
         a, r = med.get((thin, 10, b), float("nan")), med.get((base, 10, b), float("nan"))
@@ -102,3 +107,28 @@ def run(ctx: Context) -> Section:
                 detail=f"{ratio(worker, best):.1f}x ({rate(worker)} vs best peer {best_label})",
             ))
     return sec
+
+
+def _versus_others(med: dict[tuple[str, int, int], float], others: list, workers: tuple[int, ...]) -> list[Target]:
+    """Issue 15: pgq ahead of pgmq (thin loop and Worker), pg-boss and BullMQ on PostgreSQL on every drain row."""
+    thin, worker = registry.PGQ_THIN, registry.PGQ_WORKER
+    wd = registry.WORKER_DEFAULT_BATCH
+    out: list[Target] = []
+    names = {c.name for c in others}
+    w = max(workers)
+    if "pgmq (SQL-only install)" in names:
+        pgmq = "pgmq (SQL-only install)"
+        for b in BATCHES:
+            out.append(verdicts.ahead(
+                f"drain, {w} workers, batch {b}: pgq's thin-client loop ahead of pgmq",
+                (f"pgq batch {b}", med.get((thin, w, b))), (f"pgmq qty {b}", med.get((pgmq, w, b)))))
+        out.append(verdicts.ahead(
+            f"drain, {w} workers: pgq Worker (defaults) ahead of pgmq batch 50",
+            ("pgq Worker", med.get((worker, w, wd))), ("pgmq qty 50", med.get((pgmq, w, 50)))))
+    for other, batch in (("pg-boss", 50), ("BullMQ on PostgreSQL", 1)):
+        if other in names:
+            for n in workers:
+                out.append(verdicts.ahead(
+                    f"drain, {n} worker{'s' if n > 1 else ''}: pgq Worker (defaults) ahead of {other}",
+                    ("pgq Worker", med.get((worker, n, wd))), (other, med.get((other, n, batch)))))
+    return out

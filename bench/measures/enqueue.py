@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from .. import verdicts
+from ..contenders import registry
 from ..contenders.peer_pgqueuer import Pgqueuer
 from ..contenders.peer_procrastinate import Procrastinate
 from ..contenders.pgq_thin import PgqThin
@@ -19,6 +21,9 @@ PER_CALL = 500
 def run(ctx: Context) -> Section:
     p = ctx.profile
     contenders = [PgqThin(ctx.server), Seed004(ctx.server), Procrastinate(ctx.server), Pgqueuer(ctx.server)]
+    contenders += [PgqThin(ctx.server, f"bench_pgq_thin_{rev}", revision=rev) for rev in ctx.revisions]
+    more, skipped = registry.others(ctx.server)
+    contenders += more
     for c in contenders:
         c.setup()
     res: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -43,7 +48,12 @@ def run(ctx: Context) -> Section:
         Seed004.name: "raw INSERT, seed 004's table and NOTIFY trigger",
         "procrastinate": "procrastinate `defer_async` / `batch_defer_async`",
         "pgqueuer": "pgqueuer `Queries.enqueue` (scalar / lists)",
+        "pgmq (SQL-only install)": "pgmq `pgmq.send` / `pgmq.send_batch` (no insert notifications)",
+        "pg-boss": "pg-boss `send()` / `insert()` (queue `notify: true`)",
+        "BullMQ on Redis": "BullMQ on Redis `add()` / `addBulk()`",
+        "BullMQ on PostgreSQL": "BullMQ on PostgreSQL `add()` / `addBulk()`",
     }
+    labels.update({c.name: f"{c.name} `enqueue` / `enqueue_many`" for c in contenders if c.name not in labels})
     rows = [[labels[c.name]] + [rate(med[(c.name, k)]) for k, _, _ in kinds] for c in contenders]
     sec = Section(
         key="enqueue",
@@ -55,7 +65,7 @@ def run(ctx: Context) -> Section:
             + f" ({INFLIGHT} threads with a connection each for "
             f"the sync contenders, {INFLIGHT} coroutines over a pool of {INFLIGHT} for the async peers); "
             f"{p.enqueue_bulk:,} in bulk calls of {PER_CALL}. Seed 004's ~70-byte payload; every enqueue is its "
-            f"own committed transaction. Median of {p.reps} runs."
+            f"own committed transaction. Median of {p.reps} runs. " + registry.settings_notes(more)
         ),
         tables=[Table(caption=f"jobs/s, median of {p.reps}",
                       headers=["contender", "one at a time", f"{INFLIGHT} in flight", f"bulk, {PER_CALL} per call"],
@@ -64,6 +74,7 @@ def run(ctx: Context) -> Section:
             "Seed 004 (8 vCPU, Node, pg): raw INSERT 5,651 one at a time / 14,611 with 50 in flight / 178,287 "
             "bulk; pg-boss 1,301 / 10,463 / 49,164; BullMQ on Postgres 4,263 / 12,358 / 33,151."
         ),
+        notes=skipped,
         data={"jobs_per_s": {f"{k[0]}|{k[1]}": v for k, v in res.items()}},
     )
     pgq, raw = PgqThin.name, Seed004.name
@@ -80,4 +91,18 @@ def run(ctx: Context) -> Section:
             holds=med[(pgq, kind)] > med[(best, kind)],
             detail=f"pgq {rate(med[(pgq, kind)])} vs fastest peer {best} {rate(med[(best, kind)])} jobs/s",
         ))
+    names = {c.name for c in contenders}
+    for other in ("pgmq (SQL-only install)", "pg-boss", "BullMQ on PostgreSQL"):
+        if other in names:
+            for kind, title in (("one", "one at a time"), ("inflight", f"{INFLIGHT} in flight"),
+                                ("bulk", f"bulk of {PER_CALL}")):
+                sec.targets.append(verdicts.ahead(f"enqueue {title}: pgq ahead of {other}",
+                                                  ("pgq", med.get((pgq, kind))), (other, med.get((other, kind)))))
+    for rev in ctx.revisions:
+        # Revision comparisons (issues 9 and 11): head against an older schema, same client, same run.
+        old = f"{PgqThin.name} @{rev}"
+        for kind, title in (("one", "one at a time"), ("bulk", f"bulk of {PER_CALL}")):
+            r = ratio(med[(pgq, kind)], med[(old, kind)])
+            sec.notes.append(f"enqueue {title}: pgq head / pgq@{rev} = {r:.2f} "
+                             f"({rate(med[(pgq, kind)])} vs {rate(med[(old, kind)])} jobs/s).")
     return sec

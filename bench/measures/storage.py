@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 
+from .. import verdicts
+from ..contenders import registry
 from ..contenders.peer_pgqueuer import Pgqueuer
 from ..contenders.peer_procrastinate import Procrastinate
 from ..contenders.pgq_thin import PgqThin
@@ -25,16 +29,23 @@ def _size(dsn: str) -> int:
         return int(conn.execute(SIZE).fetchone()[0])
 
 
+def _measure(c: Any) -> int:
+    """Bytes the contender's store holds: Redis' used_memory for BullMQ on Redis, else the database's relations."""
+    own = c.size_bytes() if hasattr(c, "size_bytes") else None
+    return own if own is not None else _size(c.dsn)
+
+
 def run(ctx: Context) -> Section:
     n = ctx.profile.storage_jobs
     rows = []
     per: dict[str, float] = {}
-    for c in [PgqThin(ctx.server), Seed004(ctx.server), Procrastinate(ctx.server), Pgqueuer(ctx.server)]:
+    more, skipped = registry.others(ctx.server)
+    for c in [PgqThin(ctx.server), Seed004(ctx.server), Procrastinate(ctx.server), Pgqueuer(ctx.server), *more]:
         c.setup()
         try:
-            before = _size(c.dsn)
+            before = _measure(c)
             c.enqueue_bulk(n, PER_CALL)
-            after = _size(c.dsn)
+            after = _measure(c)
         finally:
             c.close()
         per[c.name] = (after - before) / n
@@ -47,10 +58,15 @@ def run(ctx: Context) -> Section:
         method=(
             f"{n:,} waiting jobs with seed 004's ~70-byte payload, enqueued in bulk calls of {PER_CALL} into a "
             "fresh database; the figure is the growth of every table of the database with its indexes and "
-            "TOAST (`pg_total_relation_size`), not vacuumed. One run each (sizes do not vary)."
+            "TOAST (`pg_total_relation_size`), not vacuumed; for BullMQ on Redis the growth of Redis' "
+            "`used_memory` (RAM). One run each (sizes do not vary)."
         ),
         tables=[Table(caption=f"{n:,} waiting jobs", headers=["contender", "growth", "bytes per job"], rows=rows)],
-        targets=[Target(name="at most 180 bytes per waiting job", holds=pgq <= 180, detail=f"{pgq:.0f} bytes")],
+        targets=[Target(name="at most 180 bytes per waiting job", holds=pgq <= 180, detail=f"{pgq:.0f} bytes")]
+        + [verdicts.ahead(f"bytes per waiting job: pgq smaller than {o}", ("pgq", pgq), (o, per[o]),
+                          higher_is_better=False) for o in ("pgmq (SQL-only install)", "pg-boss",
+                                                            "BullMQ on PostgreSQL") if o in per],
+        notes=skipped,
         seed=(
             "Seed 004: hand-written table + index 213 bytes, pg-boss 297, BullMQ on Postgres 576; issue 4: pgmq "
             "180, procrastinate 381, pgqueuer 471."
