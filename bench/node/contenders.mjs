@@ -53,6 +53,11 @@ async function inflight(n, k, fn) {
 }
 
 // ---------------------------------------------------------------- pg-boss
+// The killed-worker row: instances that beat every second (a dead one is
+// noticed within seconds instead of the default 30 s) and supervise every
+// second, so an abandoned job is expired (queue expireInSeconds 2) and retried.
+const PGBOSS_RECOVERY = { instanceHeartbeatSeconds: 1, superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 };
+
 class PgBossContender {
   constructor(target, emit) {
     this.target = target;
@@ -141,9 +146,12 @@ class PgBossContender {
       // A fresh instance whose supervisor runs every second: the dead
       // worker's job expires (expireInSeconds 2) and comes back.
       await this.boss.stop({ graceful: false, wait: true });
-      this.boss = await this.boot({ superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
+      this.boss = await this.boot(PGBOSS_RECOVERY);
     }
-    await this.boss.work(QUEUE, { localConcurrency: workers, batchSize: 1 }, async (jobs) => {
+    // With notify on, a worker polls only every 30 s; a job that comes back
+    // by expiry sends no NOTIFY, so the recovering worker polls every 0.5 s.
+    const poll = recovery ? { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 } : {};
+    await this.boss.work(QUEUE, { localConcurrency: workers, batchSize: 1, ...poll }, async (jobs) => {
       const at = wallSeconds();
       for (const job of jobs) this.emit({ event: 'job', payload: job.data, at });
     });
@@ -156,6 +164,8 @@ class PgBossContender {
   }
 
   async hold() {
+    await this.boss.stop({ graceful: false, wait: true });
+    this.boss = await this.boot(PGBOSS_RECOVERY);
     await this.boss.work(QUEUE, { localConcurrency: 1, batchSize: 1 }, async () => {
       this.emit({ event: 'claimed' });
       await new Promise(() => {});
