@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick soak verify revision lint docs clean
+.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -48,13 +48,30 @@ pytest: db ## Only pytest (pass ARGS="-k name" to select)
 demo: db migrate ## Enqueue a few thousand jobs and drain them with several workers
 	$(PY) scripts/demo.py
 
-bench: db ## Benchmarks (a few minutes); writes BENCHMARKS.md and bench/charts/
-	@bench/install-deps
-	.venv-bench/bin/python -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
+# PGQ_REVISIONS="0002" also measures pgq migrated to those Alembic revisions beside head
+# (claim sweep, enqueue), e.g. `make bench PGQ_REVISIONS=0002`.
+BENCH := .venv-bench/bin/python -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)") \
+	$(foreach r,$(PGQ_REVISIONS),--pgq-revision $(r))
 
-bench-quick: db ## Benchmarks, short version (under a minute); writes bench/results/quick/
+bench: db ## Benchmarks (about 20 minutes); writes BENCHMARKS.md and bench/charts/
 	@bench/install-deps
-	.venv-bench/bin/python -m bench --quick $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)")
+	$(BENCH)
+
+bench-quick: db ## Benchmarks, short version (about 2 minutes); writes bench/results/quick/
+	@bench/install-deps
+	$(BENCH) --quick
+
+bench-scale: db ## Scale curve, 10k to 10M jobs, 10,000 queues (about 15 minutes; ~6 GB of disk)
+	@bench/install-deps
+	$(BENCH) --only scale
+
+bench-sustained: db ## Sustained run at 70% of capacity, stock vs recommended autovacuum (MINUTES=30 each)
+	@bench/install-deps
+	$(BENCH) --only sustained_long --minutes $(or $(MINUTES),30)
+
+bench-profile: db ## Where q.claim's time goes: pg_stat_statements, auto_explain, perf (a few minutes)
+	@bench/install-deps
+	$(BENCH) --only claim_profile
 
 soak: db ## Long reliability suites (bounded, self-stopping); updates RELIABILITY.md
 	cd tests && ../$(PY) -m reliability.soak.run $(ARGS)

@@ -30,6 +30,11 @@ PAIRS = [
 ]
 
 
+def _pgq_db(revision: str | None) -> str:
+    """pgq at head, or pgq@<revision> (an older Alembic revision, same scripts) beside it."""
+    return PGQ_DB if not revision else f"{PGQ_DB}_{revision}"
+
+
 def _script(name: str) -> str:
     return (SCRIPTS / f"{name}.sql").read_text()
 
@@ -37,10 +42,12 @@ def _script(name: str) -> str:
 def setup(ctx: Context) -> None:
     p = ctx.profile
     srv = ctx.server
-    databases.new_pgq(srv, PGQ_DB)
-    with srv.connect(PGQ_DB) as conn:
-        databases.fill_pgq(conn, p.backlog)
-        conn.execute("vacuum (analyze) q.job")
+    for rev in (None, *ctx.revisions):
+        db = _pgq_db(rev)
+        databases.new_pgq(srv, db, rev)
+        with srv.connect(db) as conn:
+            databases.fill_pgq(conn, p.backlog)
+            conn.execute("vacuum (analyze) q.job")
     databases.new_raw(srv, RAW_DB, "seed001.sql")
     with srv.connect(RAW_DB) as conn:
         databases.fill_seed001(conn, p.backlog)
@@ -64,19 +71,37 @@ def run(ctx: Context, mode: str = "simple") -> Section:
                              transactions=p.pgbench_transactions)
             tps[("ceiling", clients)].append(r.tps)
             for pgq_name, raw_name, _, _ in PAIRS:
-                for name in ctx.order([pgq_name, raw_name], rep):
-                    db = PGQ_DB if name.startswith("pgq") else RAW_DB
+                names = [pgq_name, raw_name] + [f"{pgq_name}@{rev}" for rev in ctx.revisions]
+                for name in ctx.order(names, rep):
+                    script, _, rev = name.partition("@")
+                    db = _pgq_db(rev or None) if name.startswith("pgq") else RAW_DB
                     with srv.connect(db) as conn:
-                        if db == PGQ_DB:
-                            databases.reset_pgq(conn, p.backlog)
-                        else:
+                        if db == RAW_DB:
                             databases.reset_seed001(conn, p.backlog)
-                    r = pgbench.run(srv, db, _script(name), clients, p.sweep_seconds, mode=mode,
+                        else:
+                            databases.reset_pgq(conn, p.backlog)
+                    r = pgbench.run(srv, db, _script(script), clients, p.sweep_seconds, mode=mode,
                              transactions=p.pgbench_transactions)
                     tps[(name, clients)].append(r.tps)
-    for db in (PGQ_DB, RAW_DB, CEIL_DB):
+    for db in (RAW_DB, CEIL_DB, *(_pgq_db(rev) for rev in (None, *ctx.revisions))):
         srv.drop(db)
     return report(ctx, tps, mode)
+
+
+def revision_table(ctx: Context, med: dict[tuple[str, int], float]) -> list[Table]:
+    """pgq at head against pgq@<revision>, per script and client count (issues 9 and 11: "within 3% of 0002")."""
+    p = ctx.profile
+    out = []
+    for rev in ctx.revisions:
+        rows = []
+        for pgq_name, _, label, per in PAIRS:
+            for c in p.sweep_clients:
+                a, b = med[(pgq_name, c)] * per, med[(f"{pgq_name}@{rev}", c)] * per
+                rows.append([label, str(c), rate(a), rate(b), f"{ratio(a, b):.2f}"])
+        out.append(Table(caption=f"pgq head against pgq@{rev} (same scripts, same run; jobs/s or calls/s, "
+                                 f"median of {p.reps})",
+                         headers=["script", "clients", "head", f"@{rev}", f"head / @{rev}"], rows=rows))
+    return out
 
 
 def report(ctx: Context, tps: dict[tuple[str, int], list[float]], mode: str) -> Section:
@@ -133,6 +158,7 @@ def report(ctx: Context, tps: dict[tuple[str, int], list[float]], mode: str) -> 
                 holds=r >= 0.9,
                 detail=f"lowest ratio {r:.2f} at {c} clients",
             ))
+    sec.tables += revision_table(ctx, med)
     # The claim-alone script commits once per claim; fix its ceiling column.
     claim_table = sec.tables[0]
     for row, c in zip(claim_table.rows, p.sweep_clients, strict=True):
