@@ -33,6 +33,18 @@ class Profile:
     realwork_cap_s: float
     drain_workers: tuple[int, ...] = (1, 10)
     pgbench_transactions: int = 0  # > 0: short pgbench runs by count, not time (quick profile)
+    # make bench-scale (bench/measures/scale.py)
+    scale_sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000, 10_000_000)  # waiting jobs
+    scale_transactions: int = 1000  # per client and pgbench point (at most half the backlog in all)
+    scale_queues: tuple[int, ...] = (1, 100, 10_000)
+    scale_running: tuple[int, ...] = (0, 10_000, 100_000)
+    scale_history: tuple[int, ...] = (0, 1_000_000, 10_000_000)
+    scale_history_waiting: int = 200_000
+    scale_idle_queues: int = 10_000
+    # make bench-sustained (bench/measures/sustained_long.py)
+    sustained_long_minutes: float = 30.0  # per server configuration; --minutes overrides
+    sustained_long_interval_s: float = 30.0
+    sustained_long_capacity_s: float = 20.0
 
 
 FULL = Profile(
@@ -89,6 +101,16 @@ QUICK = Profile(
     realwork_cap_s=2.0,
     pgbench_transactions=200,
     drain_workers=(10,),
+    scale_sizes=(1_000, 10_000),
+    scale_transactions=50,
+    scale_queues=(1, 10, 100),
+    scale_running=(0, 1_000),
+    scale_history=(0, 10_000),
+    scale_history_waiting=5_000,
+    scale_idle_queues=100,
+    sustained_long_minutes=0.25,
+    sustained_long_interval_s=5.0,
+    sustained_long_capacity_s=3.0,
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -66,7 +67,7 @@ def write_blocks(path: Path, sections: list[Section], env: dict[str, Any], chart
               f"{env.get('1-min load average during the run (every 5 s)', 'n/a')}.*")
     targets = {"scale": "scale", "sustained_long": "sustained", "claim_profile": "profile"}
     for s in sections:
-        body = _section(s, charts_rel)
+        body = _section(dataclasses.replace(s, targets=[]), charts_rel)
         body.insert(2, header.format(target=targets.get(s.key, s.key)))
         body.insert(3, "")
         if s.targets:
