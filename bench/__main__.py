@@ -60,7 +60,10 @@ def main() -> int:
                     help="also measure pgq migrated to this Alembic revision (e.g. 0002) beside head, in the claim "
                          "sweep and enqueue (repeatable; PGQ_BENCH_REVISIONS='0002 0003' too)")
     ap.add_argument("--minutes", type=float, help="sustained_long: minutes per server configuration")
-    ap.add_argument("--scale-max", type=int, help="scale: largest backlog / history size (e.g. 1000000 for a shorter run)")
+    ap.add_argument("--scale-max", type=int,
+                    help="scale: largest backlog / history size (e.g. 1000000 for a shorter run)")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="sustained_long: count index entries page by page (pageinspect) every interval")
     args = ap.parse_args()
 
     profile = PROFILES["quick" if args.quick else "full"]
@@ -70,6 +73,8 @@ def main() -> int:
         profile = dataclasses.replace(
             profile, scale_sizes=tuple(n for n in profile.scale_sizes if n <= args.scale_max),
             scale_history=tuple(n for n in profile.scale_history if n <= args.scale_max))
+    if args.diagnose:
+        os.environ["PGQ_BENCH_DIAGNOSE"] = "1"
     revisions = tuple(args.pgq_revision or os.environ.get("PGQ_BENCH_REVISIONS", "").split())
     names = args.only or MEASURES
     standalone = all(n in STANDALONE for n in names)
