@@ -63,8 +63,8 @@ select indexrelname, pg_relation_size(indexrelid), idx_scan, idx_tup_read
 # Entries on the leaf pages of one btree index (pageinspect; superuser).
 LEAF_ENTRIES = """
 select coalesce(sum(s.live_items), 0), coalesce(sum(s.dead_items), 0)
-  from generate_series(1, greatest(pg_relation_size(%(idx)s::regclass) / 8192 - 1, 0)) b,
-       lateral bt_page_stats(%(idx)s, b::int) s
+  from generate_series(1::bigint, greatest(pg_relation_size(%(idx)s::text::regclass) / 8192 - 1, 0)) b,
+       lateral bt_page_stats(%(idx)s::text, b) s
  where s.type = 'l'
 """
 
