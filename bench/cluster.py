@@ -77,6 +77,19 @@ class Server:
         except psycopg.Error:
             return False
 
+    def restart_with(self, settings: dict[str, str | None]) -> None:
+        """ALTER SYSTEM these settings (None: RESET) on the harness's own cluster and restart it."""
+        if not self.own:
+            raise RuntimeError("the harness restarts only its own cluster, never a user's server")
+        with self.connect() as conn:
+            for name, value in settings.items():
+                if value is None:
+                    conn.execute(f"alter system reset {name}")
+                else:
+                    conn.execute(f"alter system set {name} = '{value}'")
+        _embedded("stop", self.env)
+        _embedded("start", self.env)
+
     def recreate(self, dbname: str, template: str | None = None) -> str:
         """Drop and create a database; returns its DSN."""
         with self.connect() as conn:

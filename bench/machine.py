@@ -15,8 +15,9 @@ from importlib import metadata
 from pathlib import Path
 
 from .cluster import ROOT, Server
+from .contenders import node, peer_pgmq
 
-PACKAGES = ["psycopg", "psycopg-pool", "pgq-client", "procrastinate", "pgqueuer", "asyncpg", "matplotlib"]
+PACKAGES = ["psycopg", "psycopg-pool", "pgq-client", "procrastinate", "pgqueuer", "asyncpg", "matplotlib", "pgmq"]
 SETTINGS = ["shared_buffers", "max_connections", "autovacuum_naptime", "synchronous_commit", "fsync", "wal_level"]
 
 
@@ -128,6 +129,8 @@ def describe(server: Server, fsync_dir: Path) -> dict[str, str]:
         "Python": platform.python_version(),
     }
     env.update({pkg: _version(pkg) for pkg in PACKAGES})
+    env["pgmq SQL"] = peer_pgmq.sql_version()
+    env.update(node.versions())
     env["pgbench"] = _tool(["pgbench", "--version"])
     env["PgBouncer"] = _tool(["/usr/sbin/pgbouncer", "--version"])
     env["machine"] = f"{os.cpu_count()} CPUs ({_cpu_model()}), {_ram()} RAM, {platform.platform()}"

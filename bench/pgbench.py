@@ -41,6 +41,7 @@ def run(
     progress: int = 0,
     options: str = "",
     transactions: int = 0,
+    defines: dict[str, str] | None = None,
 ) -> PgbenchResult:
     """seconds of load (-T), or with transactions > 0 that many per client (-t: the quick profile)."""
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
@@ -50,6 +51,8 @@ def run(
         cmd = ["pgbench", "-n", "-c", str(clients), "-j", str(clients), *length, "-M", mode, "-f", f.name]
         if progress:
             cmd += ["-P", str(progress)]
+        for k, v in (defines or {}).items():
+            cmd += ["-D", f"{k}={v}"]
         env = server.libpq_env(dbname)
         if options:
             env["PGOPTIONS"] = options

@@ -108,9 +108,9 @@ QUICK = Profile(
     scale_history=(0, 10_000),
     scale_history_waiting=5_000,
     scale_idle_queues=100,
-    sustained_long_minutes=0.25,
-    sustained_long_interval_s=5.0,
-    sustained_long_capacity_s=3.0,
+    sustained_long_minutes=0.15,
+    sustained_long_interval_s=3.0,
+    sustained_long_capacity_s=2.0,
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

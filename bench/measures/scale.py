@@ -231,6 +231,9 @@ def run(ctx: Context) -> Section:
     notes: list[str] = []
     free = _free_bytes(ctx)
     ctx.log(f"scale: {free / 1e9:.0f} GB free")
+    if p.name == "full" and max(p.scale_sizes, default=0) < 10_000_000:
+        notes.append(f"**A shortened run** (`--scale-max`): the largest backlog here is {max(p.scale_sizes):,} "
+                     f"and the largest history {max(p.scale_history):,}, not 10,000,000.")
     backlog = backlog_curve(ctx, notes)
     queues = queue_curve(ctx)
     reap = reap_curve(ctx)

@@ -1,0 +1,313 @@
+"""The claim path, profiled (`make bench-profile`): where q.claim's time goes against seed 001's raw UPDATE.
+
+Runs on the harness's own cluster only (it restarts it with
+shared_preload_libraries = 'pg_stat_statements,auto_explain' and restores the
+setting afterwards). Every figure is per call with synchronous_commit = off
+(no WAL flush wait: what is left is the server's work plus one round trip on
+the Unix socket), one client, on a backlog restored and vacuumed before each run.
+
+1. Per-call cost (pgbench, median of the profile's runs): the raw claim,
+   q.claim, its UPDATE inline, and measured alternatives written as ad-hoc SQL
+   functions in the bench database (bench/sql/profile_alternatives.sql:
+   narrower RETURNING, only the state written, a HOT-friendly claim on a copy
+   of q.job, finishing by DELETE of the row found by ctid, complete + claim
+   in one statement), with pg_stat_statements' n_tup_hot_upd where it matters.
+2. pg_stat_statements with track = all: q.claim and every statement it runs
+   inside, mean time per call.
+3. auto_explain (log_analyze, log_timing, log_nested_statements, JSON plans
+   sent to the client as NOTICEs): per plan node, inclusive and exclusive time
+   of the UPDATE inside q.claim and of the raw UPDATE.
+4. perf (software cpu-clock samples with call graphs on the backend, since
+   this VM has no hardware counters; symbols from the postgres binary's
+   dynamic symbol table, as Debian's -dbgsym packages need the debug archive):
+   the hottest functions of each, and the share spent in plpgsql.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from .. import databases, pgbench
+from ..context import Context
+from ..model import Section, Table
+
+SQL = Path(__file__).resolve().parents[1] / "sql"
+PGQ, RAW = "bench_profile_pgq", "bench_profile_raw"
+ASYNC = "-c synchronous_commit=off"
+PRELOAD = "pg_stat_statements,auto_explain"
+ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+
+# (label, database, script, jobs per transaction, reset)
+CASES: list[tuple[str, str, str, int, str]] = [
+    ("raw claim (seed 001's UPDATE)", RAW, (SQL / "pgbench" / "raw_claim.sql").read_text(), 1, "raw"),
+    ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1);", 1, "pgq"),
+    ("q.claim's UPDATE inline", PGQ, (SQL / "pgbench" / "diag_pgq_claim_inline.sql").read_text(), 1, "pgq"),
+    ("alt: the same UPDATE returning id only", PGQ, "select alt.claim_narrow_return({qid});", 1, "pgq"),
+    ("alt: only the state written", PGQ, "select alt.claim_state_only({qid});", 1, "pgq"),
+    ("alt: HOT-friendly claim (lease column, no state predicate)", PGQ, "select * from alt.claim_hot({qid});", 1,
+     "hot"),
+    ("cycle: q.claim + q.complete", PGQ, (SQL / "pgbench" / "pgq_cycle.sql").read_text(), 1, "pgq"),
+    ("cycle: raw claim + DELETE by id (seed 001)", RAW, (SQL / "pgbench" / "raw_cycle.sql").read_text(), 1, "raw"),
+    ("cycle: alt claim + DELETE by ctid", PGQ,
+     "select id, {q}(job_ctid::text) as c, {q}(token::text) as t from alt.claim_ctid({qid}) \\gset\n"
+     "select alt.complete_by_ctid(:c::tid, :t::uuid);\n", 1, "pgq"),
+    ("cycle: HOT-friendly claim + DELETE by ctid", PGQ,
+     "select {q}(job_ctid::text) as c, {q}(token::text) as t from alt.claim_hot({qid}) \\gset\n"
+     "select alt.complete_hot_by_ctid(:c::tid, :t::uuid);\n", 1, "hot"),
+    ("cycle: complete previous + claim next in one statement", PGQ,
+     "select id as pid, {q}(token::text) as ptok from alt.complete_and_claim(:pid, :ptok::uuid, {qid}) \\gset\n",
+     1, "pgq"),
+]
+NESTED_TOP = 14
+
+
+def _reset(conn: psycopg.Connection[Any], kind: str, backlog: int) -> None:
+    if kind == "raw":
+        databases.reset_seed001(conn, backlog)
+    elif kind == "pgq":
+        databases.reset_pgq(conn, backlog)
+    else:
+        conn.execute("delete from alt.job where lease_until is not null")
+        have = conn.execute("select count(*) from alt.job").fetchone()[0]
+        conn.execute(
+            "insert into alt.job (queue_id, payload, run_at, state) select %s, jsonb_build_object('n', g),"
+            " clock_timestamp(), 'w' from generate_series(1, %s) g",
+            (databases.queue_id(conn), max(0, backlog - have)),
+        )
+        conn.execute("vacuum (analyze) alt.job")
+
+
+def _setup(ctx: Context, backlog: int) -> int:
+    srv = ctx.server
+    databases.new_pgq(srv, PGQ)
+    with srv.connect(PGQ) as conn:
+        conn.execute((SQL / "profile_alternatives.sql").read_text())
+        conn.execute("create extension if not exists pg_stat_statements")
+        databases.fill_pgq(conn, backlog)
+        conn.execute("vacuum (analyze) q.job")
+        _reset(conn, "hot", backlog)
+        qid = databases.queue_id(conn)
+    databases.new_raw(srv, RAW, "seed001.sql")
+    with srv.connect(RAW) as conn:
+        databases.fill_seed001(conn, backlog)
+        conn.execute("vacuum (analyze) jobs")
+    return qid
+
+
+def per_call(ctx: Context, qid: int, backlog: int, calls: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Median µs per job of each case, and how many of the claim updates were HOT (pg_stat_user_tables)."""
+    srv, p = ctx.server, ctx.profile
+    us: dict[str, list[float]] = defaultdict(list)
+    hot: dict[str, int] = {}
+    for rep in range(p.reps):
+        for label, db, script, per, kind in ctx.order(CASES, rep):
+            table = {"raw": "jobs", "pgq": "q.job", "hot": "alt.job"}[kind]
+            with srv.connect(db) as conn:
+                _reset(conn, kind, backlog)
+                before = _hot_updates(conn, table)
+            r = pgbench.run(srv, db, script.replace("{qid}", str(qid)), 1, 60, options=ASYNC, transactions=calls,
+                            defines={"pid": "0", "ptok": f"'{ZERO_UUID}'"})
+            us[label].append(1e6 / (r.tps * per))
+            time.sleep(0.6)  # statistics reach pg_stat_user_tables within PGSTAT_MIN_INTERVAL (~1 s)
+            with srv.connect(db) as conn:
+                hot[label] = _hot_updates(conn, table) - before
+        ctx.log(f"claim_profile: per-call run {rep + 1} done")
+    return {k: statistics.median(v) for k, v in us.items()}, hot
+
+
+def _hot_updates(conn: psycopg.Connection[Any], table: str) -> int:
+    r = conn.execute("select coalesce(n_tup_hot_upd, 0) from pg_stat_user_tables where relid = %s::regclass",
+                     (table,)).fetchone()
+    return int(r[0]) if r else 0
+
+
+def statements(ctx: Context, backlog: int, calls: int) -> list[list[str]]:
+    """pg_stat_statements, track = all: q.claim and everything it runs, per call."""
+    srv = ctx.server
+    with srv.connect(PGQ) as conn:
+        _reset(conn, "pgq", backlog)
+        conn.execute("select pg_stat_statements_reset()")
+    pgbench.run(srv, PGQ, "select * from q.claim('bench', 1);", 1, 60,
+                options=ASYNC + " -c pg_stat_statements.track=all", transactions=calls)
+    with srv.connect(PGQ) as conn:
+        rows = conn.execute(
+            "select toplevel, calls, mean_exec_time * 1000, query from pg_stat_statements"
+            " where dbid = (select oid from pg_database where datname = current_database())"
+            "   and query not like '%%pg_stat_statements%%' and calls >= %s"
+            " order by total_exec_time desc limit %s", (calls // 2, NESTED_TOP)).fetchall()
+    top = next((r[2] for r in rows if r[0] and "q.claim" in r[3]), None)
+    out = []
+    for toplevel, n, mean_us, query in rows:
+        q = " ".join(query.split())
+        out.append(["top level" if toplevel else "inside", f"{n:,}", f"{mean_us:.1f} µs",
+                    f"{mean_us / top:.0%}" if top else "", "`" + (q[:110] + "…" if len(q) > 110 else q) + "`"])
+    return out
+
+
+PLAN = re.compile(r"plan:\s*(\{.*\})\s*$", re.S)
+
+
+def _walk(node: dict[str, Any], acc: dict[str, list[float]], path: str = "") -> float:
+    """Exclusive time per node label, averaged over loops; returns the node's inclusive time."""
+    loops = node.get("Actual Loops", 1) or 1
+    inclusive = node.get("Actual Total Time", 0.0) * loops
+    child = sum(_walk(c, acc, path + "  ") for c in node.get("Plans", []))
+    label = node["Node Type"]
+    for k in ("Index Name", "Relation Name", "Function Name"):
+        if k in node:
+            label += f" {node[k]}"
+    acc[path + label].append(max(0.0, inclusive - child))
+    return inclusive
+
+
+def explain(ctx: Context, backlog: int, calls: int) -> dict[str, list[list[str]]]:
+    """auto_explain's per-node times of the UPDATE inside q.claim and of the raw UPDATE."""
+    srv = ctx.server
+    settings = {
+        "auto_explain.log_min_duration": "0", "auto_explain.log_analyze": "on", "auto_explain.log_timing": "on",
+        "auto_explain.log_nested_statements": "on", "auto_explain.log_format": "json",
+        "auto_explain.log_level": "notice", "synchronous_commit": "off",
+    }
+    out: dict[str, list[list[str]]] = {}
+    for label, db, sql, kind in (
+        ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
+        ("raw claim", RAW, (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";"), "raw"),
+    ):
+        with srv.connect(db) as conn:
+            _reset(conn, kind, backlog)
+            plans: list[tuple[float, dict[str, Any]]] = []
+
+            def notice(diag: psycopg.errors.Diagnostic, plans: list = plans) -> None:
+                m = PLAN.search(diag.message_primary or "")
+                if m:
+                    d = re.search(r"duration: ([0-9.]+) ms", diag.message_primary or "")
+                    plans.append((float(d.group(1)) if d else 0.0, json.loads(m.group(1))))
+
+            conn.add_notice_handler(notice)
+            for k, v in settings.items():
+                conn.execute(f"set {k} = '{v}'")
+            for _ in range(calls):
+                conn.execute(sql).fetchall()
+        acc: dict[str, list[float]] = defaultdict(list)
+        tops: list[float] = []
+        for duration, plan in plans:
+            text = plan.get("Query Text", "").lower()
+            if "update" in text and "q.claim" not in text:
+                _walk(plan["Plan"], acc)
+            else:
+                tops.append(duration)
+        rows = [[name, f"{statistics.mean(v) * 1000:.1f} µs"] for name, v in acc.items()]
+        if tops:
+            rows.append([f"whole statement `{sql[:40]}…` as auto_explain timed it",
+                         f"{statistics.mean(tops) * 1000:.1f} µs"])
+        out[label] = rows
+    return out
+
+
+def perf(ctx: Context, backlog: int, seconds: float) -> tuple[dict[str, list[list[str]]], str]:
+    """perf record (cpu-clock) on the backend while it claims; top symbols and the plpgsql share."""
+    exe = shutil.which("perf")
+    if exe is None:
+        return {}, "perf is not installed (Debian: linux-perf)."
+    srv = ctx.server
+    out: dict[str, list[list[str]]] = {}
+    for label, db, sql, kind in (
+        ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
+        ("raw claim", RAW, (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";"), "raw"),
+    ):
+        with srv.connect(db) as conn:
+            _reset(conn, kind, backlog)
+            conn.execute("set synchronous_commit = off")
+            pid = conn.execute("select pg_backend_pid()").fetchone()[0]
+            with tempfile.TemporaryDirectory() as tmp:
+                data = Path(tmp) / "perf.data"
+                rec = subprocess.Popen([exe, "record", "-q", "-e", "cpu-clock", "-F", "4000", "-g", "-o", str(data),
+                                        "-p", str(pid), "--", "sleep", str(seconds)],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                stop = threading.Event()
+                time.sleep(0.3)
+                end = time.monotonic() + seconds - 0.5
+                while time.monotonic() < end and not stop.is_set():
+                    conn.execute(sql).fetchall()
+                _, err = rec.communicate(timeout=seconds + 30)
+                if rec.returncode != 0 or not data.exists():
+                    return {}, f"perf record failed here: {err.strip()[-300:]}"
+                rep = subprocess.run([exe, "report", "-i", str(data), "--stdio", "--no-children", "-g", "none",
+                                      "--sort", "dso,symbol", "--percent-limit", "0.3"],
+                                     capture_output=True, text=True, timeout=120).stdout
+        rows: list[list[str]] = []
+        plpgsql = 0.0
+        for line in rep.splitlines():
+            m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[.\]\s+(.+)$", line)
+            if not m:
+                continue
+            pct, dso, sym = float(m.group(1)), m.group(2), m.group(3).strip()
+            if "plpgsql" in dso:
+                plpgsql += pct
+            if len(rows) < 15:
+                rows.append([f"{pct:.1f}%", dso, f"`{sym}`"])
+        rows.append(["", "all of plpgsql.so", f"{plpgsql:.1f}%"])
+        out[label] = rows
+    return out, ""
+
+
+def run(ctx: Context) -> Section:
+    srv, p = ctx.server, ctx.profile
+    if not srv.own:
+        return Section(key="claim_profile", title="The claim path, profiled",
+                       method="**Skipped**: it restarts the server with shared_preload_libraries, which the "
+                              "harness does only on its own cluster (run without --database-url).")
+    backlog = p.history_waiting
+    calls = p.pgbench_transactions or 3000
+    preload_before = srv.setting("shared_preload_libraries")
+    srv.restart_with({"shared_preload_libraries": PRELOAD})
+    try:
+        qid = _setup(ctx, backlog)
+        cost, hot = per_call(ctx, qid, backlog, calls)
+        stmts = statements(ctx, backlog, calls)
+        plans = explain(ctx, backlog, min(calls, 300))
+        profiles, perf_note = perf(ctx, backlog, 2.0 if p.name == "quick" else 6.0)
+    finally:
+        for db in (PGQ, RAW):
+            srv.drop(db)
+        srv.restart_with({"shared_preload_libraries": preload_before or None})
+    raw = cost["raw claim (seed 001's UPDATE)"]
+    tables = [Table(
+        caption=f"per job, 1 client, synchronous_commit off, {calls:,} transactions per run, median of {p.reps}",
+        headers=["case", "per job", "vs raw claim", "HOT updates / updates"],
+        rows=[[label, f"{cost[label]:.0f} µs", f"{cost[label] - raw:+.0f} µs" if not label.startswith("cycle")
+               else "", f"{hot.get(label, 0):,}" if "HOT" in label or label.startswith("q.claim(") else ""]
+              for label, *_ in CASES])]
+    tables.append(Table(caption="pg_stat_statements (track = all) over q.claim calls: mean per call",
+                        headers=["level", "calls", "mean", "of q.claim", "statement"], rows=stmts))
+    for label, rows in plans.items():
+        tables.append(Table(caption=f"auto_explain, {label}: exclusive time per plan node (mean per call; "
+                                    "per-node timing adds its own overhead)",
+                            headers=["node (indented by depth)", "exclusive time"], rows=rows))
+    for label, rows in profiles.items():
+        tables.append(Table(caption=f"perf, {label}: hottest functions of the backend (cpu-clock samples, self time)",
+                            headers=["share", "object", "function"], rows=rows))
+    notes = [perf_note] if perf_note else []
+    notes.append("Debian's postgresql-15-dbgsym is not installable here: the debug archive "
+                 "(deb.debian.org/debian-debug) answers 400, so perf resolves names from the binary's dynamic "
+                 "symbols only (static functions show as addresses) and call graphs are frame-pointer based.")
+    return Section(
+        key="claim_profile",
+        title="The claim path, profiled",
+        method=" ".join((__doc__ or "").split("\n\n", 1)[1].split()),
+        tables=tables,
+        notes=notes,
+        data={"per_call_us": cost, "hot_updates": hot},
+    )
