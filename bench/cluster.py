@@ -86,7 +86,9 @@ class Server:
                 if value is None:
                     conn.execute(f"alter system reset {name}")
                 else:
-                    conn.execute(f"alter system set {name} = '{value}'")
+                    # A list setting takes one quoted element per item: 'a', 'b' (not 'a,b').
+                    items = ", ".join(f"'{v.strip()}'" for v in value.split(",") if v.strip()) or "''"
+                    conn.execute(f"alter system set {name} = {items}")
         _embedded("stop", self.env)
         _embedded("start", self.env)
 

@@ -40,6 +40,7 @@ from typing import Any
 import psycopg
 
 from .. import databases, pgbench
+from ..cluster import ROOT
 from ..context import Context
 from ..model import Section, Table
 
@@ -55,7 +56,13 @@ CASES: list[tuple[str, str, str, int, str]] = [
     ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1);", 1, "pgq"),
     ("q.claim's UPDATE inline", PGQ, (SQL / "pgbench" / "diag_pgq_claim_inline.sql").read_text(), 1, "pgq"),
     ("alt: the same UPDATE returning id only", PGQ, "select alt.claim_narrow_return({qid});", 1, "pgq"),
-    ("alt: only the state written", PGQ, "select alt.claim_state_only({qid});", 1, "pgq"),
+    ("alt: only state and token written", PGQ, "select alt.claim_state_only({qid});", 1, "pgq"),
+    ("alt: q.claim's body without its SET clauses (plpgsql)", PGQ, "select * from alt.claim('bench', 1);", 1,
+     "pgq"),
+    ("alt: the hot path as one SQL function (security definer, set search_path)", PGQ,
+     "select * from alt.claim_sql('bench', 1);", 1, "pgq"),
+    ("alt: the same SQL function without SET search_path", PGQ, "select * from alt.claim_sql_noset('bench', 1);", 1,
+     "pgq"),
     ("alt: HOT-friendly claim (lease column, no state predicate)", PGQ, "select * from alt.claim_hot({qid});", 1,
      "hot"),
     ("cycle: q.claim + q.complete", PGQ, (SQL / "pgbench" / "pgq_cycle.sql").read_text(), 1, "pgq"),
@@ -71,6 +78,18 @@ CASES: list[tuple[str, str, str, int, str]] = [
      1, "pgq"),
 ]
 NESTED_TOP = 14
+# seed 001's claim as one statement (pgbench's :client_id filled in)
+RAW_CLAIM = (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";").replace(":client_id", "1")
+
+
+def claim_noset_sql() -> str:
+    """Today's q.claim (sql/functions/claim.sql), as alt.claim (same name: its body qualifies parameters with it), without `set search_path` and
+    `set plan_cache_mode`: what the per-call GUC save/restore of a function's SET clauses costs."""
+    text = (ROOT / "sql" / "functions" / "claim.sql").read_text()
+    body = text[: text.index("$$;") + 3]
+    body = body.replace("create or replace function q.claim(", "create function alt.claim(")
+    return "\n".join(line for line in body.splitlines()
+                     if not line.strip().startswith(("set search_path", "set plan_cache_mode")))
 
 
 def _reset(conn: psycopg.Connection[Any], kind: str, backlog: int) -> None:
@@ -94,6 +113,7 @@ def _setup(ctx: Context, backlog: int) -> int:
     databases.new_pgq(srv, PGQ)
     with srv.connect(PGQ) as conn:
         conn.execute((SQL / "profile_alternatives.sql").read_text())
+        conn.execute(claim_noset_sql())
         conn.execute("create extension if not exists pg_stat_statements")
         databases.fill_pgq(conn, backlog)
         conn.execute("vacuum (analyze) q.job")
@@ -101,6 +121,7 @@ def _setup(ctx: Context, backlog: int) -> int:
         qid = databases.queue_id(conn)
     databases.new_raw(srv, RAW, "seed001.sql")
     with srv.connect(RAW) as conn:
+        conn.execute("create extension if not exists pg_stat_statements")
         databases.fill_seed001(conn, backlog)
         conn.execute("vacuum (analyze) jobs")
     return qid
@@ -134,25 +155,27 @@ def _hot_updates(conn: psycopg.Connection[Any], table: str) -> int:
 
 
 def statements(ctx: Context, backlog: int, calls: int) -> list[list[str]]:
-    """pg_stat_statements, track = all: q.claim and everything it runs, per call."""
+    """pg_stat_statements (track = all, track_planning on): q.claim, what it runs inside, and the raw claim."""
     srv = ctx.server
-    with srv.connect(PGQ) as conn:
-        _reset(conn, "pgq", backlog)
-        conn.execute("select pg_stat_statements_reset()")
-    pgbench.run(srv, PGQ, "select * from q.claim('bench', 1);", 1, 60,
-                options=ASYNC + " -c pg_stat_statements.track=all", transactions=calls)
-    with srv.connect(PGQ) as conn:
-        rows = conn.execute(
-            "select toplevel, calls, mean_exec_time * 1000, query from pg_stat_statements"
-            " where dbid = (select oid from pg_database where datname = current_database())"
-            "   and query not like '%%pg_stat_statements%%' and calls >= %s"
-            " order by total_exec_time desc limit %s", (calls // 2, NESTED_TOP)).fetchall()
-    top = next((r[2] for r in rows if r[0] and "q.claim" in r[3]), None)
     out = []
-    for toplevel, n, mean_us, query in rows:
-        q = " ".join(query.split())
-        out.append(["top level" if toplevel else "inside", f"{n:,}", f"{mean_us:.1f} µs",
-                    f"{mean_us / top:.0%}" if top else "", "`" + (q[:110] + "…" if len(q) > 110 else q) + "`"])
+    for db, kind, script in ((PGQ, "pgq", "select * from q.claim('bench', 1);"),
+                             (RAW, "raw", (SQL / "pgbench" / "raw_claim.sql").read_text())):
+        with srv.connect(db) as conn:
+            _reset(conn, kind, backlog)
+            conn.execute("select pg_stat_statements_reset()")
+        pgbench.run(srv, db, script, 1, 60, transactions=calls,
+                    options=ASYNC + " -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on")
+        with srv.connect(db) as conn:
+            rows = conn.execute(
+                "select toplevel, calls, mean_plan_time * 1000, mean_exec_time * 1000, query from pg_stat_statements"
+                " where dbid = (select oid from pg_database where datname = current_database())"
+                "   and query not like '%%pg_stat_statements%%' and calls >= %s"
+                " order by toplevel desc, total_exec_time desc limit %s", (calls // 2, NESTED_TOP)).fetchall()
+        for toplevel, n, plan_us, exec_us, query in rows:
+            q = " ".join(query.split())
+            out.append([db.removeprefix("bench_profile_"), "top level" if toplevel else "inside", f"{n:,}",
+                        f"{plan_us:.1f} µs" if toplevel else "(cached)", f"{exec_us:.1f} µs",
+                        "`" + (q[:100] + "…" if len(q) > 100 else q) + "`"])
     return out
 
 
@@ -163,7 +186,7 @@ def _walk(node: dict[str, Any], acc: dict[str, list[float]], path: str = "") -> 
     """Exclusive time per node label, averaged over loops; returns the node's inclusive time."""
     loops = node.get("Actual Loops", 1) or 1
     inclusive = node.get("Actual Total Time", 0.0) * loops
-    child = sum(_walk(c, acc, path + "  ") for c in node.get("Plans", []))
+    child = sum(_walk(c, acc, path + "· ") for c in node.get("Plans", []))
     label = node["Node Type"]
     for k in ("Index Name", "Relation Name", "Function Name"):
         if k in node:
@@ -183,7 +206,7 @@ def explain(ctx: Context, backlog: int, calls: int) -> dict[str, list[list[str]]
     out: dict[str, list[list[str]]] = {}
     for label, db, sql, kind in (
         ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
-        ("raw claim", RAW, (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";"), "raw"),
+        ("raw claim", RAW, RAW_CLAIM, "raw"),
     ):
         with srv.connect(db) as conn:
             _reset(conn, kind, backlog)
@@ -199,7 +222,7 @@ def explain(ctx: Context, backlog: int, calls: int) -> dict[str, list[list[str]]
             for k, v in settings.items():
                 conn.execute(f"set {k} = '{v}'")
             for _ in range(calls):
-                conn.execute(sql).fetchall()
+                conn.execute(sql)
         acc: dict[str, list[float]] = defaultdict(list)
         tops: list[float] = []
         for duration, plan in plans:
@@ -225,7 +248,7 @@ def perf(ctx: Context, backlog: int, seconds: float) -> tuple[dict[str, list[lis
     out: dict[str, list[list[str]]] = {}
     for label, db, sql, kind in (
         ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
-        ("raw claim", RAW, (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";"), "raw"),
+        ("raw claim", RAW, RAW_CLAIM, "raw"),
     ):
         with srv.connect(db) as conn:
             _reset(conn, kind, backlog)
@@ -240,25 +263,24 @@ def perf(ctx: Context, backlog: int, seconds: float) -> tuple[dict[str, list[lis
                 time.sleep(0.3)
                 end = time.monotonic() + seconds - 0.5
                 while time.monotonic() < end and not stop.is_set():
-                    conn.execute(sql).fetchall()
+                    conn.execute(sql)
                 _, err = rec.communicate(timeout=seconds + 30)
                 if rec.returncode != 0 or not data.exists():
                     return {}, f"perf record failed here: {err.strip()[-300:]}"
                 rep = subprocess.run([exe, "report", "-i", str(data), "--stdio", "--no-children", "-g", "none",
                                       "--sort", "dso,symbol", "--percent-limit", "0.3"],
                                      capture_output=True, text=True, timeout=120).stdout
+                by_dso = subprocess.run([exe, "report", "-i", str(data), "--stdio", "--no-children", "-g", "none",
+                                         "--sort", "dso"], capture_output=True, text=True, timeout=120).stdout
         rows: list[list[str]] = []
-        plpgsql = 0.0
         for line in rep.splitlines():
-            m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[.\]\s+(.+)$", line)
-            if not m:
-                continue
-            pct, dso, sym = float(m.group(1)), m.group(2), m.group(3).strip()
-            if "plpgsql" in dso:
-                plpgsql += pct
-            if len(rows) < 15:
-                rows.append([f"{pct:.1f}%", dso, f"`{sym}`"])
-        rows.append(["", "all of plpgsql.so", f"{plpgsql:.1f}%"])
+            m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[.\]\s+(\S+)", line)
+            if m and len(rows) < 15:
+                rows.append([f"{float(m.group(1)):.1f}%", m.group(2), f"`{m.group(3)}`"])
+        for line in by_dso.splitlines():
+            m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s*$", line)
+            if m and float(m.group(1)) >= 0.5:
+                rows.append([f"{float(m.group(1)):.1f}%", m.group(2), "(all of it)"])
         out[label] = rows
     return out, ""
 
@@ -286,12 +308,12 @@ def run(ctx: Context) -> Section:
     raw = cost["raw claim (seed 001's UPDATE)"]
     tables = [Table(
         caption=f"per job, 1 client, synchronous_commit off, {calls:,} transactions per run, median of {p.reps}",
-        headers=["case", "per job", "vs raw claim", "HOT updates / updates"],
+        headers=["case", "per job", "vs raw claim", "HOT updates in the run"],
         rows=[[label, f"{cost[label]:.0f} µs", f"{cost[label] - raw:+.0f} µs" if not label.startswith("cycle")
                else "", f"{hot.get(label, 0):,}" if "HOT" in label or label.startswith("q.claim(") else ""]
               for label, *_ in CASES])]
-    tables.append(Table(caption="pg_stat_statements (track = all) over q.claim calls: mean per call",
-                        headers=["level", "calls", "mean", "of q.claim", "statement"], rows=stmts))
+    tables.append(Table(caption="pg_stat_statements (track = all, track_planning = on): mean per call",
+                        headers=["database", "level", "calls", "planning", "execution", "statement"], rows=stmts))
     for label, rows in plans.items():
         tables.append(Table(caption=f"auto_explain, {label}: exclusive time per plan node (mean per call; "
                                     "per-node timing adds its own overhead)",

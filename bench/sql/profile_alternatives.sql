@@ -17,10 +17,11 @@ returns bigint language sql volatile as $$
   returning j.id
 $$;
 
--- 2. Only the state changes: what writing token, lease, owner, attempt costs.
+-- 2. Only state and token change (the CHECK running_job_has_claim needs the token): what
+-- writing lease, owner and attempt costs.
 create function alt.claim_state_only(queue_id integer)
 returns bigint language sql volatile as $$
-  update q.job j set state = 'r'
+  update q.job j set state = 'r', token = gen_random_uuid()
    where j.ctid = any(array(
            select w.ctid from q.job w
             where w.queue_id = claim_state_only.queue_id and w.state = 'w'
@@ -34,7 +35,7 @@ $$;
 -- and can stay on its page (a heap-only tuple: no new index entry, no dead
 -- one). Claimed rows stay in the claim index until completed, so a claim
 -- skips them by lease (the seed-004 lease pattern); completion deletes.
-create table alt.job (like q.job including defaults);
+create table alt.job (like q.job including defaults including identity);
 alter table alt.job set (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02,
   autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0);
 create index job_claim_hot_idx on alt.job (queue_id, priority desc, run_at);
@@ -98,4 +99,51 @@ returns table (id bigint, token uuid) language sql volatile as $$
             order by w.priority desc, w.run_at
             limit 1 for update skip locked))
   returning j.id, j.token
+$$;
+
+-- 6. q.claim's hot path as one SQL-language function: no plpgsql interpreter,
+-- no RETURN QUERY tuplestore, no loop; the queue lookup is a join. Keeps the
+-- fencing token, the lease and the session's liveness key (current_setting
+-- read inline; a session without a key yet would take the plpgsql path).
+-- Paused queues claim nothing; the scheduled-job promotion is left out. The
+-- queue id is a scalar subquery, not a join, so the claim index's order serves
+-- the ORDER BY (a join planned a sort of the whole backlog).
+create function alt.claim_sql(queue text, n integer default 1)
+returns setof q.claimed_job
+language sql volatile security definer
+set search_path = pg_catalog, pg_temp
+as $$
+  update q.job j
+     set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
+         lease_until = clock_timestamp() + (select x.lease from q.queue x where x.name = claim_sql.queue),
+         owner = nullif(current_setting('pgq.session_key', true), '')::integer
+   where j.ctid = any(array(
+           select w.ctid from q.job w
+            where w.queue_id = (select x.id from q.queue x where x.name = claim_sql.queue and not x.paused)
+              and w.state = 'w'
+            order by w.priority desc, w.run_at
+            limit claim_sql.n for update skip locked))
+  returning j.id, claim_sql.queue, j.payload, j.attempt::integer, coalesce(j.crashes, 0)::integer,
+            j.priority::integer, j.token, j.lease_until
+$$;
+
+-- 7. The same SQL function without its SET clause: what the per-call GUC
+-- save and restore of `set search_path` costs (the body is schema-qualified).
+create function alt.claim_sql_noset(queue text, n integer default 1)
+returns setof q.claimed_job
+language sql volatile security definer
+as $$
+  update q.job j
+     set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
+         lease_until = pg_catalog.clock_timestamp()
+                       + (select x.lease from q.queue x where x.name = claim_sql_noset.queue),
+         owner = nullif(pg_catalog.current_setting('pgq.session_key', true), '')::integer
+   where j.ctid = any(array(
+           select w.ctid from q.job w
+            where w.queue_id = (select x.id from q.queue x where x.name = claim_sql_noset.queue and not x.paused)
+              and w.state = 'w'
+            order by w.priority desc, w.run_at
+            limit claim_sql_noset.n for update skip locked))
+  returning j.id, claim_sql_noset.queue, j.payload, j.attempt::integer, coalesce(j.crashes, 0)::integer,
+            j.priority::integer, j.token, j.lease_until
 $$;
