@@ -109,6 +109,40 @@ def closing(sections: list[Section]) -> str:
             "`sql/server_settings.sql`) and on how quickly a vacuum of the backlog finishes on 2 busy cores "
             "(autovacuum runs: " + ", ".join(f"{k}: {v}" for k, v in runs.items()) + ")."
         )
+    if any("ahead of pgmq" in n or "ahead of pg-boss" in n or "ahead of BullMQ" in n or "of BullMQ on Redis" in n
+           for n in missed_names):
+        out.append(
+            "- **Seed 004's contenders and pgmq.** pgmq's loop writes each message twice like pgq's (read updates "
+            "vt, delete removes the row) but its read writes three narrow columns of a table with two indexes and "
+            "no partial predicates, and its SQL functions are plain plpgsql without SET clauses; pgq's claim also "
+            "writes the token, lease, owner and attempt and moves the row between two partial indexes. The claim "
+            "profile (`make bench-profile`) splits q.claim's time: most of the extra is the function wrapper "
+            "(security definer with two SET clauses), not the statement. Redis acknowledges before any disk "
+            "write; PostgreSQL here waits for every commit's flush."
+        )
+    if "scale: q.reap() under 100 ms at every size (bounded)" in missed_names:
+        out.append(
+            "- **q.reap with many queues.** After the lost claims, q.reap loops over every queue and runs "
+            "q.promote_due and a history DELETE for each: two statements per queue per call, so 10,000 idle "
+            "queues cost hundreds of milliseconds every second per worker fleet. Proposed: one set-based "
+            "promotion over job_scheduled_idx (only queues that have due scheduled jobs) and one history DELETE "
+            "over job_history_finished_idx joined to the queues' retention, instead of a loop."
+        )
+    if "scale: q.stats() under 100 ms at every backlog (bounded)" in missed_names:
+        out.append("- **q.stats at scale.** It counts every row of the hot table (one pass, grouped by queue), so "
+                   "its time grows with the backlog; issue 13's work replaces it.")
+    if any(n.startswith("scale: claim") for n in missed_names):
+        out.append("- **Claims vs backlog.** On this run's shared machine the points were taken minutes apart under "
+                   "a load that moved between 3 and 10; a larger backlog also means a larger claim index and heap "
+                   "to keep cached (shared_buffers 512MB holds the 1M backlog, not the 10M one). Re-measure on a "
+                   "quiet machine before reading a trend into it.")
+    if any(n.startswith("sustained, stock server") for n in missed_names):
+        out.append("- **Sustained, stock server.** The diagnosis columns show why: between two autovacuum runs "
+                   "(a minute apart with the stock naptime) every claim walks the dead entries earlier claims "
+                   "left at the head of job_claim_idx (tuples read per index scan grows into the thousands), so "
+                   "pickup p99 climbs until a vacuum runs. Candidates to measure beside the current design: a "
+                   "HOT-friendly claim (the claim profile has one), or a worker-side `VACUUM q.job` when the "
+                   "dead-entry count crosses a threshold (it needs the table owner's rights).")
     for key, text in (
         ("history", "- **History.** Claims slowed with finished jobs retained; q.job_history is a separate "
                     "table, so this points at the server (cache or I/O), not the claim path."),
