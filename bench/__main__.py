@@ -76,7 +76,8 @@ def main() -> int:
     if args.diagnose:
         os.environ["PGQ_BENCH_DIAGNOSE"] = "1"
     revisions = tuple(args.pgq_revision or os.environ.get("PGQ_BENCH_REVISIONS", "").split())
-    names = args.only or MEASURES
+    # The quick profile (a smoke run) runs the standalone measurements too, in the same run.
+    names = args.only or (MEASURES + STANDALONE if args.quick else MEASURES)
     standalone = all(n in STANDALONE for n in names)
     if args.out or os.environ.get("PGQ_BENCH_OUT"):
         out = args.out or Path(os.environ["PGQ_BENCH_OUT"])
@@ -125,11 +126,12 @@ def main() -> int:
     env["load average (1/5/15 min) before / after"] = f"{load_before} / {machine.loadavg()}"
     env["1-min load average during the run (every 5 s)"] = sampler.stop()
     env["run time"] = f"{total:.0f} s"
+    regular = [s for s in sections if s.key not in STANDALONE]
     if standalone:
-        report.write_blocks(out, sections, env, rel, profile.name)
         raw = raw.with_name(raw.stem + "-" + "-".join(names) + ".json")
     else:
-        report.write(out, sections, env, rel, profile.name, total, closing=explain.closing(sections))
+        report.write(out, regular, env, rel, profile.name, total, closing=explain.closing(regular))
+    report.write_blocks(out, [s for s in sections if s.key in STANDALONE], env, rel, profile.name)
     raw.parent.mkdir(parents=True, exist_ok=True)
     report.write_json(raw, sections, env)
     print(f"bench: wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} in {total:.0f} s")

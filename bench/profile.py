@@ -108,8 +108,8 @@ QUICK = Profile(
     scale_history=(0, 10_000),
     scale_history_waiting=5_000,
     scale_idle_queues=100,
-    sustained_long_minutes=0.15,
-    sustained_long_interval_s=3.0,
+    sustained_long_minutes=0.1,
+    sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,
 )
 

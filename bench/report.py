@@ -61,6 +61,8 @@ def write_blocks(path: Path, sections: list[Section], env: dict[str, Any], chart
     The rest of the report (the `make bench` run) stays as it is; each block
     carries the date, machine and load of its own run.
     """
+    if not sections:
+        return
     text = path.read_text() if path.exists() else "# pgq benchmarks\n\n"
     header = (f"*Run by `make bench-{{target}}` ({profile} profile) on {env['date']}; {env.get('PostgreSQL', '')}; "
               f"{env.get('machine', '')}; 1-min load during the run: "

@@ -332,7 +332,7 @@ def run(ctx: Context) -> Section:
                        method="**Skipped**: it restarts the server with shared_preload_libraries, which the "
                               "harness does only on its own cluster (run without --database-url).")
     backlog = p.history_waiting
-    calls = p.pgbench_transactions or 3000
+    calls = min(p.pgbench_transactions, 100) if p.pgbench_transactions else 3000
     preload_before = srv.setting("shared_preload_libraries")
     srv.restart_with({"shared_preload_libraries": PRELOAD})
     try:
@@ -340,7 +340,7 @@ def run(ctx: Context) -> Section:
         cost, hot = per_call(ctx, qid, backlog, calls)
         stmts, figures = statements(ctx, backlog, calls)
         plans = explain(ctx, backlog, min(calls, 300))
-        profiles, perf_note = perf(ctx, backlog, 2.0 if p.name == "quick" else 6.0)
+        profiles, perf_note = perf(ctx, backlog, 1.0 if p.name == "quick" else 6.0)
     finally:
         for db in (PGQ, RAW):
             srv.drop(db)
