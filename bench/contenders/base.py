@@ -96,6 +96,24 @@ def run_threads(workers: int, make: Callable[[int], Loop], cap_s: float) -> Work
     return WorkResult(done=sum(counts), seconds=cap_s if capped else elapsed, capped=capped)
 
 
+def run_inflight(n: int, inflight: int, connect: Callable[[], Any], send: Callable[[Any, int], None]) -> float:
+    """n enqueues with `inflight` at once: a thread and connection each, n / inflight calls per thread; seconds."""
+    per = n // inflight
+
+    def make(i: int) -> Loop:
+        conn = connect()
+
+        def loop(stop: threading.Event, counts: list[int], i: int) -> None:
+            with conn:
+                for k in range(per):
+                    send(conn, i * per + k)
+                    counts[i] += 1
+
+        return loop
+
+    return run_threads(inflight, make, cap_s=600).seconds
+
+
 def paced(n: int, per_second: float, send: Callable[[int, float], None]) -> None:
     """Call send(i, t) n times at per_second, t = time.time() just before the call (pickup latency)."""
     start = time.perf_counter()

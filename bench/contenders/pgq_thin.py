@@ -17,7 +17,7 @@ import psycopg
 
 from .. import databases
 from ..cluster import Server
-from .base import Loop, WorkResult, paced, payload, run_threads
+from .base import Loop, WorkResult, paced, payload, run_inflight, run_threads
 
 QUEUE = databases.QUEUE
 
@@ -59,21 +59,7 @@ class PgqThin:
             return time.perf_counter() - t0
 
     def enqueue_inflight(self, n: int, inflight: int) -> float:
-        per = n // inflight
-
-        def make(i: int) -> Loop:
-            conn = self.connect()
-
-            def loop(stop: threading.Event, counts: list[int], i: int) -> None:
-                with conn:
-                    for k in range(per):
-                        pgq_client.enqueue(conn, QUEUE, payload(i * per + k))
-                        counts[i] += 1
-
-            return loop
-
-        r = run_threads(inflight, make, cap_s=600)
-        return r.seconds
+        return run_inflight(n, inflight, self.connect, lambda conn, i: pgq_client.enqueue(conn, QUEUE, payload(i)))
 
     def enqueue_bulk(self, n: int, per_call: int) -> float:
         with self.connect() as conn:

@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 
 from .. import databases
 from ..cluster import Server
-from .base import Loop, WorkResult, listen_loops, paced, payload, run_threads
+from .base import Loop, WorkResult, listen_loops, paced, payload, run_inflight, run_threads
 
 QUEUE = "emails"
 CLAIM = (
@@ -67,20 +67,7 @@ class Seed004:
             return time.perf_counter() - t0
 
     def enqueue_inflight(self, n: int, inflight: int) -> float:
-        per = n // inflight
-
-        def make(i: int) -> Loop:
-            conn = self.connect()
-
-            def loop(stop: threading.Event, counts: list[int], i: int) -> None:
-                with conn:
-                    for k in range(per):
-                        conn.execute(INSERT, (QUEUE, Jsonb(payload(i * per + k))))
-                        counts[i] += 1
-
-            return loop
-
-        return run_threads(inflight, make, cap_s=600).seconds
+        return run_inflight(n, inflight, self.connect, lambda conn, i: conn.execute(INSERT, (QUEUE, Jsonb(payload(i)))))
 
     def enqueue_bulk(self, n: int, per_call: int) -> float:
         with self.connect() as conn:

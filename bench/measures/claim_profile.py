@@ -82,6 +82,13 @@ NESTED_TOP = 14
 RAW_CLAIM = (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";").replace(":client_id", "1")
 
 
+# The two claims auto_explain and perf look into: (label, database, statement, reset kind).
+PROFILED = [
+    ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
+    ("raw claim", RAW, RAW_CLAIM, "raw"),
+]
+
+
 def claim_noset_sql() -> str:
     """Today's q.claim (sql/functions/claim.sql) as alt.claim, without `set search_path` and
     `set plan_cache_mode` (same name: its body qualifies parameters with it): what the per-call GUC
@@ -244,10 +251,7 @@ def explain(ctx: Context, backlog: int, calls: int) -> dict[str, list[list[str]]
         "auto_explain.log_level": "notice", "synchronous_commit": "off",
     }
     out: dict[str, list[list[str]]] = {}
-    for label, db, sql, kind in (
-        ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
-        ("raw claim", RAW, RAW_CLAIM, "raw"),
-    ):
+    for label, db, sql, kind in PROFILED:
         with srv.connect(db) as conn:
             _reset(conn, kind, backlog)
             plans: list[tuple[float, dict[str, Any]]] = []
@@ -286,10 +290,7 @@ def perf(ctx: Context, backlog: int, seconds: float) -> tuple[dict[str, list[lis
         return {}, "perf is not installed (Debian: linux-perf)."
     srv = ctx.server
     out: dict[str, list[list[str]]] = {}
-    for label, db, sql, kind in (
-        ("q.claim('bench', 1)", PGQ, "select * from q.claim('bench', 1)", "pgq"),
-        ("raw claim", RAW, RAW_CLAIM, "raw"),
-    ):
+    for label, db, sql, kind in PROFILED:
         with srv.connect(db) as conn:
             _reset(conn, kind, backlog)
             conn.execute("set synchronous_commit = off")

@@ -27,7 +27,8 @@ from __future__ import annotations
 import shutil
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +94,21 @@ def _bench(ctx: Context, db: str, script: str, backlog: int | None = None,
     return statistics.median(runs)
 
 
+@contextmanager
+def _scratch(ctx: Context, db: str) -> Iterator[str]:
+    """A pgq database for one curve, dropped when the curve is done (at most one large database at a time)."""
+    databases.new_pgq(ctx.server, db)
+    try:
+        yield db
+    finally:
+        ctx.server.drop(db)
+
+
 def backlog_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]:
     p, srv = ctx.profile, ctx.server
-    db = "bench_scale_backlog"
-    databases.new_pgq(srv, db)
     out: dict[int, dict[str, float]] = {}
     have = 0
-    try:
+    with _scratch(ctx, "bench_scale_backlog") as db:
         with srv.connect(db) as conn:
             for size in p.scale_sizes:
                 if not _room_for(ctx, size - have, notes, f"{size:,} waiting jobs"):
@@ -118,17 +127,13 @@ def backlog_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
                 out[size] = row
                 ctx.log(f"scale: {size:,}: claim {row['claim']:.0f}/s, cycle {row['cycle']:.0f}/s, "
                         f"stats {row['stats_s'] * 1000:.1f} ms")
-    finally:
-        srv.drop(db)
     return out
 
 
 def queue_curve(ctx: Context) -> dict[int, float]:
     p, srv = ctx.profile, ctx.server
-    db = "bench_scale_queues"
-    databases.new_pgq(srv, db)
     out: dict[int, float] = {}
-    try:
+    with _scratch(ctx, "bench_scale_queues") as db:
         with srv.connect(db) as conn:
             for n in p.scale_queues:
                 conn.execute("select count(q.configure('b' || g)) from generate_series(1, %s) g", (n,))
@@ -136,17 +141,13 @@ def queue_curve(ctx: Context) -> dict[int, float]:
                 conn.execute("vacuum (analyze) q.queue")
                 out[n] = _bench(ctx, db, ENQUEUE.format(queues=n))
                 ctx.log(f"scale: enqueue into {n:,} queues: {out[n]:.0f}/s")
-    finally:
-        srv.drop(db)
     return out
 
 
 def reap_curve(ctx: Context) -> dict[str, float]:
     p, srv = ctx.profile, ctx.server
-    db = "bench_scale_reap"
-    databases.new_pgq(srv, db)
     out: dict[str, float] = {}
-    try:
+    with _scratch(ctx, "bench_scale_reap") as db:
         with srv.connect(db) as holder, srv.connect(db) as conn:
             # 100 live "sessions": their keys are held, so the reaper may take none of them.
             holder.execute("select count(pg_advisory_lock(q.lock_space(), k)) from generate_series(1, %s) k",
@@ -173,19 +174,15 @@ def reap_curve(ctx: Context) -> dict[str, float]:
             key = f"{have:,} running + {idle:,} idle queues"
             out[key] = _median_call(conn, "select q.reap()", 5)
             ctx.log(f"scale: reap with {key}: {out[key] * 1000:.1f} ms")
-    finally:
-        srv.drop(db)
     return out
 
 
 def history_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]:
     p, srv = ctx.profile, ctx.server
-    db = "bench_scale_history"
-    databases.new_pgq(srv, db)
     out: dict[int, dict[str, float]] = {}
     have = 0
     script = (SCRIPTS / "pgq_claim.sql").read_text()
-    try:
+    with _scratch(ctx, "bench_scale_history") as db:
         with srv.connect(db) as conn:
             conn.execute("select q.configure(%s, keep_completed => true)", (databases.QUEUE,))
             qid = databases.queue_id(conn)
@@ -210,8 +207,6 @@ def history_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
                 out[n] = {"claim": _bench(ctx, db, script, w, lambda w=w: databases.reset_pgq(conn, w)),
                           "load_s": load_s}
                 ctx.log(f"scale: claims with {n:,} history rows: {out[n]['claim']:.0f}/s (load {load_s:.1f} s)")
-    finally:
-        srv.drop(db)
     return out
 
 
