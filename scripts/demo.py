@@ -20,7 +20,7 @@ from typing import Any
 
 import psycopg
 from pgq_client import JobContext, Worker, enqueue_many, stats
-from pgq_client.cli_tables import stats_table
+from pgq_client.cli._tables import stats_table
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

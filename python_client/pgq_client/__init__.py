@@ -9,11 +9,28 @@
             send(job.payload)
             complete(conn, job.id, job.token)
 
-Every function takes your psycopg connection first and never commits, pools
-or retries. ``pgq_client.aio`` has the same functions for AsyncConnection.
+The layers, top to bottom:
+
+* this module: plain functions that take your psycopg connection first and
+  never commit, pool or retry, and the records they return. Importing it
+  needs psycopg only. ``pgq_client.aio`` has the same functions for
+  AsyncConnection (the sync ones are generated from them).
+* ``pgq_client.App`` (``pgq_client.app``): the task registry, typed enqueue
+  helpers; psycopg only until a worker is made.
+* ``pgq_client.worker``: the worker runtime (``Worker``, ``AsyncWorker``;
+  needs psycopg_pool). ``Worker``, ``AsyncWorker`` and ``StartupError`` are
+  importable from here too, lazily: ``import pgq_client`` does not import
+  psycopg_pool.
+* ``pgq_client.cli``: the ``pgq`` command (typer, rich, alembic).
+* ``pgq_client.testing``: helpers for your tests (a migrated database, run
+  queued jobs inline).
 """
 
-from .calls import (
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._client import (
     cancel,
     claim,
     complete,
@@ -36,21 +53,32 @@ from .calls import (
     session_key,
     stats,
 )
-from .job_context import JobCancelled, JobContext, JobLost
-from .jobs import Job, JobInfo, Outcome, QueueStats
-from .statements import CHANNEL
-from .worker import Worker
+from ._queries import CHANNEL
+from .app import App, Task
+from .context import JobCancelled, JobContext, JobLost
+from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
+
+if TYPE_CHECKING:
+    from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
 
 __all__ = [
     "CHANNEL",
+    "App",
+    "AsyncWorker",
+    "BeatStatus",
+    "FailStatus",
     "Job",
     "JobCancelled",
-    "JobInfo",
     "JobContext",
+    "JobInfo",
     "JobLost",
+    "JobState",
     "Outcome",
     "QueueStats",
+    "StartupError",
+    "Task",
     "Worker",
+    "WorkerOptions",
     "cancel",
     "claim",
     "complete",
@@ -73,3 +101,14 @@ __all__ = [
     "session_key",
     "stats",
 ]
+
+_WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")
+
+
+def __getattr__(name: str) -> Any:
+    # The worker runtime needs psycopg_pool: imported on first use, not by `import pgq_client`.
+    if name in _WORKER_NAMES:
+        from . import worker
+
+        return getattr(worker, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

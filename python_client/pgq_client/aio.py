@@ -1,7 +1,16 @@
-"""The async twin of :mod:`pgq_client`, for ``psycopg.AsyncConnection``.
+"""pgq's SQL API as plain functions on the caller's psycopg AsyncConnection.
 
-Same SQL (:mod:`pgq_client.statements`), same rules: nothing here commits,
-pools or retries.
+Each function runs one statement (from :mod:`pgq_client._queries`) and returns
+small records (:mod:`pgq_client.records`) decoded by column name. None of them
+commits, opens a pool or retries: the caller owns the connection and the
+transaction. That is what makes transactional enqueue work (enqueue inside
+your own transaction and the job exists exactly when your data does), and it
+is why ``claim`` belongs on an autocommit connection: the claim commits at
+once and no transaction stays open while the job runs.
+
+This file is the one source of the client functions: ``pgq_client/_client.py``
+(the sync functions ``pgq_client`` exports) is generated from it by
+``tools/async_to_sync.py``, and ``make lint`` fails when it is stale.
 """
 
 from __future__ import annotations
@@ -12,18 +21,25 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row
+from psycopg.rows import class_row, scalar_row
 from psycopg.types.json import Jsonb
 
-from . import statements as sql
-from .jobs import Job, JobInfo, Outcome, QueueStats
+from . import _queries as sql
+from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueStats
 
 AsyncConnection = psycopg.AsyncConnection[Any]
 
 
 async def _scalar(conn: AsyncConnection, query: str, params: Sequence[Any] = ()) -> Any:
-    cur = await conn.execute(query, params)
-    return (await cur.fetchone())[0]
+    async with conn.cursor(row_factory=scalar_row) as cur:
+        await cur.execute(query, params)
+        return await cur.fetchone()
+
+
+async def _scalars(conn: AsyncConnection, query: str, params: Sequence[Any] = ()) -> list[Any]:
+    async with conn.cursor(row_factory=scalar_row) as cur:
+        await cur.execute(query, params)
+        return await cur.fetchall()
 
 
 async def enqueue(
@@ -36,7 +52,7 @@ async def enqueue(
     max_attempts: int | None = None,
     dedup_key: str | None = None,
 ) -> int:
-    """Add a job (``q.enqueue``) and return its id."""
+    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key."""
     return int(await _scalar(conn, sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)))
 
 
@@ -49,30 +65,39 @@ async def enqueue_many(
     priority: int = 0,
     max_attempts: int | None = None,
 ) -> list[int]:
-    """Add one job per payload in one statement; ids in payload order."""
-    cur = await conn.execute(sql.ENQUEUE_MANY, (queue, Jsonb(list(payloads)), run_at, priority, max_attempts))
-    return [int(r[0]) for r in await cur.fetchall()]
+    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
+    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 
 async def claim(
-    conn: AsyncConnection, queue: str, n: int = 1, *, lease: timedelta | None = None, owner: int | None = None
+    conn: AsyncConnection,
+    queue: str,
+    n: int = 1,
+    *,
+    lease: timedelta | None = None,
+    owner: int | None = None,
 ) -> list[Job]:
-    """Claim up to n due jobs (``q.claim``). Use an autocommit connection."""
+    """Claim up to n due jobs (``q.claim``). Use an autocommit connection.
+
+    owner: None records this connection's liveness key; pass a key from
+    :func:`session_key` held on another connection, or 0 for lease-only
+    claims (behind PgBouncer in transaction mode).
+    """
     async with conn.cursor(row_factory=class_row(Job)) as cur:
         await cur.execute(sql.CLAIM, (queue, n, lease, owner))
         return await cur.fetchall()
 
 
 async def complete(conn: AsyncConnection, job_id: int, token: UUID) -> bool:
-    """Mark a claimed job done; False if the claim was no longer current."""
+    """Mark a claimed job done; False if the claim was no longer current (nothing changed)."""
     return bool(await _scalar(conn, sql.COMPLETE, (job_id, token)))
 
 
 async def complete_many(conn: AsyncConnection, jobs: Iterable[Job]) -> list[int]:
     """Complete many claims in one statement; returns the ids that were still current."""
     batch = list(jobs)
-    cur = await conn.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
-    return [int(r[0]) for r in await cur.fetchall()]
+    return [int(i) for i in await _scalars(conn, sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))]
 
 
 async def complete_and_claim(
@@ -84,15 +109,22 @@ async def complete_and_claim(
     lease: timedelta | None = None,
     owner: int | None = None,
 ) -> tuple[list[int], list[Job]]:
-    """Complete finished jobs and claim the next ones in one round trip (one commit in autocommit)."""
+    """Complete finished jobs and claim the next ones in one round trip: (completed ids, new jobs).
+
+    The two statements go out pipelined. On an autocommit connection they run
+    as one implicit transaction: one commit per cycle instead of two, which is
+    what a tight worker loop wants. (In a transaction of yours, they are just
+    two statements of it.)
+    """
     batch = list(finished)
+    done = conn.cursor(row_factory=scalar_row)
+    claimed = conn.cursor(row_factory=class_row(Job))
     async with conn.pipeline():
-        done = None
         if batch:
-            done = await conn.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
-        claimed = conn.cursor(row_factory=class_row(Job))
+            await done.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
         await claimed.execute(sql.CLAIM, (queue, n, lease, owner))
-    return ([int(r[0]) for r in await done.fetchall()] if done else []), await claimed.fetchall()
+    ids = [int(i) for i in await done.fetchall()] if batch else []
+    return ids, await claimed.fetchall()
 
 
 async def fail(
@@ -103,56 +135,55 @@ async def fail(
     *,
     retry_in: timedelta | None = None,
     retryable: bool = True,
-) -> str:
-    """Record a failed attempt: ``retry``, ``dead`` or ``lost``."""
-    return str(await _scalar(conn, sql.FAIL, (job_id, token, error, retry_in, retryable)))
+) -> FailStatus:
+    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed)."""
+    return FailStatus(await _scalar(conn, sql.FAIL, (job_id, token, error, retry_in, retryable)))
 
 
 async def fail_many(
     conn: AsyncConnection, failures: Iterable[tuple[Job, str]], *, retry_in: timedelta | None = None
 ) -> list[Outcome]:
-    """Fail many claims, each with its error text, in one statement."""
+    """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
     batch = list(failures)
     params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
-    async with conn.cursor(row_factory=class_row(Outcome)) as cur:
+    async with conn.cursor(row_factory=class_row(Outcome.of_fail)) as cur:
         await cur.execute(sql.FAIL_MANY, params)
         return await cur.fetchall()
 
 
-async def heartbeat(conn: AsyncConnection, job_id: int, token: UUID, *, lease: timedelta | None = None) -> str:
-    """Extend a claim's lease: ``running``, ``cancelled`` or ``lost``."""
-    return str(await _scalar(conn, sql.HEARTBEAT, (job_id, token, lease)))
+async def heartbeat(conn: AsyncConnection, job_id: int, token: UUID, *, lease: timedelta | None = None) -> BeatStatus:
+    """Extend a claim's lease: ``running``, ``cancelled`` (stop) or ``lost`` (stop; the result will be refused)."""
+    return BeatStatus(await _scalar(conn, sql.HEARTBEAT, (job_id, token, lease)))
 
 
 async def heartbeat_many(
     conn: AsyncConnection, jobs: Iterable[Job], *, lease: timedelta | None = None
 ) -> list[Outcome]:
-    """Heartbeat many claims in one statement."""
+    """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`)."""
     batch = list(jobs)
-    async with conn.cursor(row_factory=class_row(Outcome)) as cur:
+    async with conn.cursor(row_factory=class_row(Outcome.of_beat)) as cur:
         await cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease))
         return await cur.fetchall()
 
 
 async def release(conn: AsyncConnection, job_id: int, token: UUID) -> bool:
-    """Give a claim back unfinished: waiting again at once, the attempt not counted."""
+    """Give a claim back unfinished (``q.release``): waiting again at once, the attempt not counted."""
     return bool(await _scalar(conn, sql.RELEASE, (job_id, token)))
 
 
 async def release_many(conn: AsyncConnection, jobs: Iterable[Job]) -> list[int]:
     """Release many claims in one statement; returns the ids that were still current."""
     batch = list(jobs)
-    cur = await conn.execute(sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch]))
-    return [int(r[0]) for r in await cur.fetchall()]
+    return [int(i) for i in await _scalars(conn, sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch]))]
 
 
 async def reap(conn: AsyncConnection, max_jobs: int = 1000) -> int:
-    """Return lost claims to their queues; 0 when another session is reaping."""
+    """Return lost claims to their queues (``q.reap``); 0 when another session is reaping."""
     return int(await _scalar(conn, sql.REAP, (max_jobs,)))
 
 
 async def session_key(conn: AsyncConnection) -> int:
-    """This connection's liveness key, held until it closes."""
+    """This connection's liveness key, held until it closes (``q.session_key``)."""
     return int(await _scalar(conn, sql.SESSION_KEY))
 
 
@@ -197,24 +228,24 @@ async def jobs(
         return await cur.fetchall()
 
 
-def listen(
+async def listen(
     conn: AsyncConnection, queues: Iterable[str] | None = None, *, timeout: float | None = None
 ) -> AsyncIterator[str]:
-    """Yield queue names as jobs are enqueued, until timeout seconds pass without one.
+    """LISTEN on the connection, then iterate over queue names as jobs are enqueued (NOTIFY pgq).
 
-    The autocommit check happens here, at the call; LISTEN is sent when the
-    iteration starts.
+    The iteration ends when timeout seconds pass without a notification.
+    Needs an autocommit connection (a LISTEN inside a transaction waits for
+    its commit), checked before anything is sent. LISTEN has run when this
+    call returns, so no notification sent after that is missed.
+    Notifications are hints: poll as well, they can be lost.
     """
     if not conn.autocommit:
-        raise ValueError("listen() needs an autocommit connection: AsyncConnection.connect(..., autocommit=True)")
-    return _queue_names(conn, queues, timeout)
-
-
-async def _queue_names(
-    conn: AsyncConnection, queues: Iterable[str] | None, timeout: float | None
-) -> AsyncIterator[str]:
+        raise ValueError("listen() needs an autocommit connection: connect(..., autocommit=True)")
     await conn.execute(sql.LISTEN)
-    wanted = set(queues) if queues is not None else None
+    return _queue_names(conn, set(queues) if queues is not None else None, timeout)
+
+
+async def _queue_names(conn: AsyncConnection, wanted: set[str] | None, timeout: float | None) -> AsyncIterator[str]:
     async for note in conn.notifies(timeout=timeout):
         if wanted is None or note.payload in wanted:
             yield note.payload

@@ -25,10 +25,9 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 from sqlalchemy.types import DateTime, Integer, String
 
-_ENQUEUE = text(
-    "select q.enqueue(queue => :queue, payload => cast(:payload as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts, dedup_key => :dedup_key)"
-).bindparams(
+from . import _queries as sql
+
+_ENQUEUE = text(sql.SA_ENQUEUE).bindparams(
     bindparam("queue", type_=String),
     bindparam("payload", type_=String),
     bindparam("run_at", type_=DateTime(timezone=True)),
@@ -36,10 +35,7 @@ _ENQUEUE = text(
     bindparam("max_attempts", type_=Integer),
     bindparam("dedup_key", type_=String),
 )
-_ENQUEUE_MANY = text(
-    "select id from q.enqueue_many(queue => :queue, payloads => :payloads, run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts) as id"
-).bindparams(
+_ENQUEUE_MANY = text(sql.SA_ENQUEUE_MANY).bindparams(
     bindparam("queue", type_=String),
     bindparam("payloads", type_=JSONB),
     bindparam("run_at", type_=DateTime(timezone=True)),

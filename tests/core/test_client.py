@@ -24,7 +24,7 @@ Connect = Callable[..., psycopg.Connection[Any]]
 def test_from_pgq_client_import_claim_gives_the_client_function() -> None:
     from pgq_client import claim
 
-    assert claim is pgq_client.calls.claim
+    assert claim is pgq_client._client.claim
     assert callable(pgq_aio.claim) and asyncio.iscoroutinefunction(pgq_aio.claim)
 
 
@@ -321,7 +321,7 @@ def test_async_listen_refuses_a_connection_that_is_not_autocommit(db_url: str) -
     async def scenario() -> None:
         async with await psycopg.AsyncConnection.connect(db_url) as conn:
             with pytest.raises(ValueError, match="autocommit"):
-                await anext(pgq_aio.listen(conn, timeout=0.1))
+                await anext(await pgq_aio.listen(conn, timeout=0.1))
 
     asyncio.run(scenario())
 
@@ -341,7 +341,7 @@ def test_async_listen_yields_the_queue_name_after_an_enqueue_on_another_connecti
 
             task = asyncio.create_task(produce())
             try:
-                return await anext(pgq_aio.listen(listening, ["client"], timeout=10), None)
+                return await anext(await pgq_aio.listen(listening, ["client"], timeout=10), None)
             finally:
                 task.cancel()
 

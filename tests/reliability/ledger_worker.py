@@ -26,7 +26,7 @@ from typing import Any
 
 import psycopg
 from pgq_client import JobContext, Worker
-from pgq_client import events as ev
+from pgq_client.worker import events as ev
 
 _local = threading.local()
 LEDGER = "insert into rel.execution (job_id, attempt, pid, phase) values (%s, %s, %s, %s)"

@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from pgq_client import JobContext, Worker, enqueue
-from pgq_client.aio_worker import AsyncWorker
+from pgq_client import AsyncWorker
 from psycopg.conninfo import conninfo_to_dict
 from worker_support import listener_pids, prepare, scalar, wait_for
 
@@ -151,13 +151,13 @@ def test_one_notification_wakes_one_idle_loop_not_all_four(db_url: str) -> None:
     try:
         wait_for(lambda: listener_pids(db_url), 10, "the listener")
         time.sleep(0.5)  # the first claims (every loop claims once the listener is up) come back empty
-        before = worker._ledger.rounds
+        before = worker.rounds_sent
         with psycopg.connect(db_url, autocommit=True) as conn:
             enqueue(conn, "w", {})
         assert started.wait(10)
         wait_for(lambda: books(db_url)["completed"] == 1, 10, "the job to complete")
         time.sleep(0.3)
-        rounds = worker._ledger.rounds - before
+        rounds = worker.rounds_sent - before
     finally:
         worker.stop()
         assert worker.join(10)
@@ -166,7 +166,7 @@ def test_one_notification_wakes_one_idle_loop_not_all_four(db_url: str) -> None:
 
 def test_claim_loops_default_from_the_batch_size_and_never_exceed_the_concurrency() -> None:
     def loops(**options: Any) -> int:
-        return Worker(print, "w", database_url="dbname=x", **options).settings.loops
+        return Worker(print, "w", database_url="dbname=x", **options).options.loops
 
     assert loops(concurrency=10, batch_size=1) == 10
     assert loops(concurrency=10, batch_size=3) == 4
@@ -174,6 +174,6 @@ def test_claim_loops_default_from_the_batch_size_and_never_exceed_the_concurrenc
     assert loops(concurrency=10) == 4
     assert loops(concurrency=2) == 2
     assert loops(concurrency=3, claim_loops=8) == 3
-    assert Worker(print, "w", database_url="dbname=x", concurrency=10, batch_size=1).settings.pool_size == 21
+    assert Worker(print, "w", database_url="dbname=x", concurrency=10, batch_size=1).options.pool_size == 21
     with pytest.raises(ValueError, match="claim_loops"):
         Worker(print, "w", database_url="dbname=x", claim_loops=0)

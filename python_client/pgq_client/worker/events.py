@@ -8,13 +8,17 @@ name. The message text is ``event key=value ...`` for plain log handlers;
 Event names (stable): worker_started, worker_stopping, worker_stopped,
 job_claimed, job_completed, job_failed, job_dead, job_lost, job_cancelled,
 job_released, jobs_reaped, listener_connected, db_unavailable,
-db_reconnected, db_error.
+db_reconnected, db_error, worker_failed (a start-up error that cannot fix
+itself: the worker stops). job_completed, job_failed and job_dead carry
+``duration_ms`` (the handler's run time) and failures an ``error`` summary
+(exception type and the first line of its message).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime, timezone
 from typing import Any
 
 LOGGER_NAME = "pgq"
@@ -34,6 +38,7 @@ LISTENER_CONNECTED = "listener_connected"
 DB_UNAVAILABLE = "db_unavailable"
 DB_RECONNECTED = "db_reconnected"
 DB_ERROR = "db_error"
+WORKER_FAILED = "worker_failed"
 
 
 def emit(logger: logging.Logger, level: int, event: str, **fields: Any) -> None:
@@ -49,27 +54,58 @@ def _text(value: Any) -> str:
     return json.dumps(s) if (not s or any(c.isspace() or c in '"=' for c in s)) else s
 
 
+def timestamp(record: logging.LogRecord) -> str:
+    """ISO 8601 with milliseconds and the zone: 2026-12-01T09:51:56.123+00:00."""
+    return datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds")
+
+
 class JsonFormatter(logging.Formatter):
-    """One JSON object per record: time, level, logger, event and the event's fields."""
+    """One JSON object per record: time, level, logger, event and the event's fields.
+
+    Records of other loggers (psycopg, psycopg.pool, your application) have no
+    event name: their message goes in ``message`` and ``event`` is "log".
+    """
 
     def format(self, record: logging.LogRecord) -> str:
+        event = getattr(record, "event", None)
         out: dict[str, Any] = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "time": timestamp(record),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "event": getattr(record, "event", None) or record.getMessage(),
+            "event": event or "log",
         }
+        if event is None:
+            out["message"] = record.getMessage()
         out.update(getattr(record, "fields", {}))
         if record.exc_info:
             out["exception"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str)
 
 
+class TextFormatter(logging.Formatter):
+    """``<ISO time> <LEVEL> <logger>: <message>`` for people reading a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{timestamp(record)} {record.levelname} {record.name}: {record.getMessage()}"
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
 def configure(level: int | str = logging.INFO, *, json_lines: bool = False) -> None:
-    """Send pgq's events to stderr (the CLI's set-up; applications usually configure logging themselves)."""
+    """Send every log record to stderr, pgq's and everyone else's (the CLI's set-up).
+
+    The handler goes on the root logger, so psycopg's and psycopg.pool's
+    records come out in the same format (one JSON object per line with
+    json_lines). pgq's own loggers log at ``level``; the others at WARNING
+    or above, so a debug run shows pgq's job events without psycopg's chatter.
+    """
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
     logger = logging.getLogger(LOGGER_NAME)
-    logger.handlers[:] = [handler]
+    logger.handlers[:] = []
     logger.setLevel(level)
-    logger.propagate = False
+    logger.propagate = True

@@ -4,6 +4,7 @@ after a NOTIFY named it, and at every poll tick."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 
 
 class ClaimPlan:
@@ -30,13 +31,13 @@ class ClaimPlan:
                 self._hints[name] += 1
             return bool(names)
 
-    def pick(self) -> tuple[str, int] | None:
-        """The next queue worth a claim (round robin) and its hint counter, or None."""
+    def pick(self, allowed: Collection[str] | None = None) -> tuple[str, int] | None:
+        """The next queue worth a claim (round robin; only those in allowed) and its hint counter, or None."""
         with self._lock:
             n = len(self._queues)
             for i in range(n):
                 name = self._queues[(self._next + i) % n]
-                if self._more[name]:
+                if self._more[name] and (allowed is None or name in allowed):
                     self._next = (self._next + i + 1) % n
                     return name, self._hints[name]
             return None
@@ -48,4 +49,8 @@ class ClaimPlan:
                 self._more[queue] = False
 
     def any(self) -> bool:
+        """Is some queue worth a claim?"""
         return any(self._more.values())
+
+    def worth(self, queue: str) -> bool:
+        return self._more.get(queue, False)

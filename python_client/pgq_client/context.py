@@ -1,19 +1,26 @@
-"""What a handler sees of the job it runs, and how the worker tells it to stop."""
+"""What a handler sees of the job it runs, and how the worker tells it to stop.
+
+Importable with psycopg alone (no pool), so modules that declare handlers can
+be imported by producers that only enqueue.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal
 from uuid import UUID
 
-from .jobs import Job
+from .records import Job
 
-RUNNING = "running"
-CANCELLED = "cancelled"  # q.cancel was called: stop, nothing will be recorded
-LOST = "lost"  # the claim was reaped or taken over: stop, the result will be refused
-RELEASED = "released"  # the worker shut down and gave the job back: stop
+RunStatus = Literal["running", "cancelled", "lost", "released"]
+RUNNING: Final = "running"
+CANCELLED: Final = "cancelled"  # q.cancel was called: stop, nothing will be recorded
+LOST: Final = "lost"  # the claim was reaped or taken over: stop, the result will be refused
+RELEASED: Final = "released"  # the worker shut down and gave the job back: stop
 
 
 class JobCancelled(Exception):
@@ -39,19 +46,24 @@ class JobContext:
     """
 
     __slots__ = (
-        "job", "payload", "status", "worker_stopping", "lease_seconds", "next_beat", "owner", "finished", "_event"
+        "job", "payload", "status", "worker_stopping", "lease_seconds", "next_beat", "owner", "finished", "_event",
+        "lane", "started", "_connection",
     )
 
-    def __init__(self, job: Job, lease_seconds: float, owner: int) -> None:
+    def __init__(self, job: Job, lease_seconds: float, owner: int, lane: int = 0,
+                 connection: Callable[[], Any] | None = None) -> None:
         self.job = job
         self.payload: Any = job.payload
-        self.status = RUNNING
+        self.status: RunStatus = RUNNING
         self.worker_stopping = False
         self.lease_seconds = lease_seconds
         self.next_beat = time.monotonic() + lease_seconds / 3
         self.owner = owner
         self.finished = False  # the handler is done; its outcome may not be recorded yet
         self._event: threading.Event | None = None
+        self.lane = lane  # the worker's lane (task) this job belongs to
+        self.started = 0.0  # perf_counter() when its handler started
+        self._connection = connection
 
     @property
     def id(self) -> int:
@@ -86,6 +98,18 @@ class JobContext:
         """True once the result of this run can no longer count (cancelled, lost or released)."""
         return self.status != RUNNING
 
+    def connection(self) -> AbstractContextManager[Any]:
+        """A pooled connection of the worker for the handler's own queries (``with job.connection() as conn``).
+
+        From the worker's pool, which holds a connection per handler for this
+        (``async with`` in an async handler: the pool is an AsyncConnectionPool).
+        The connection goes back to the pool when the block ends; a transaction
+        opened in it is committed on a clean exit, rolled back on an error.
+        """
+        if self._connection is None:
+            raise RuntimeError("this job has no worker pool (it is not run by a worker)")
+        return self._connection()  # type: ignore[no-any-return]
+
     def check(self) -> None:
         """Raise JobCancelled or JobLost if the handler should stop."""
         if self.status == CANCELLED:
@@ -103,7 +127,7 @@ class JobContext:
         self._event.wait(timeout)
         return self.should_stop
 
-    def stop(self, status: str) -> bool:
+    def stop(self, status: RunStatus) -> bool:
         """Worker side: mark the job cancelled, lost or released. The first reason wins: True for that call only."""
         with _event_lock:  # a heartbeat answer and a refused result may race to say "lost"
             if self.status != RUNNING:

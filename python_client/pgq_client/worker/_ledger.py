@@ -4,11 +4,11 @@ Pure bookkeeping with no I/O, shared by the threaded and the asyncio worker,
 and safe to use from several threads: handlers report outcomes with
 :meth:`Ledger.report`; each claim loop calls :meth:`take_round` to build one
 round trip (every outcome not yet taken, releases, and a claim for a share of
-the free slots), sends it, then :meth:`settle` with what the database
+one lane's free slots), sends it, then :meth:`settle` with what the database
 answered, or :meth:`carry` to hand its outcomes back after an error. An
 outcome is taken by exactly one round; slots asked for by claims still on
-their way are reserved, so the loops together never hold more than
-:attr:`capacity` jobs.
+their way are reserved, so the loops together never hold more than a lane's
+:meth:`capacity` jobs of it.
 """
 
 from __future__ import annotations
@@ -18,28 +18,43 @@ import math
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from enum import Enum
 
+from ..context import CANCELLED, LOST, RUNNING, JobContext
+from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
-from .claim_plan import ClaimPlan
-from .job_context import CANCELLED, LOST, RUNNING, JobContext
-from .jobs import Job, Outcome
-from .worker_settings import WorkerSettings
+from ._lanes import Lane
+from ._plan import ClaimPlan
 
-COMPLETE = "complete"
-FAIL = "fail"  # retryable: the SQL backoff and max_attempts apply
-DEAD = "dead"  # not retryable (e.g. invalid payload): dead at once
-DROP = "drop"  # cancelled or lost: nothing to record
+
+class ResultKind(str, Enum):
+    COMPLETE = "complete"
+    FAIL = "fail"  # retryable: the SQL backoff and max_attempts apply
+    DEAD = "dead"  # not retryable (e.g. invalid payload): dead at once
+    DROP = "drop"  # cancelled or lost: nothing to record
 
 
 @dataclass(slots=True)
 class Result:
     """A handler's outcome for one job."""
 
-    kind: str
+    kind: ResultKind
     ctx: JobContext
-    error: str = ""
+    error: str = ""  # the text q.fail records (a traceback)
+    summary: str = ""  # "ExceptionType: first line of its message", for the logs
+    seconds: float = 0.0  # the handler's run time
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    queue: str
+    n: int
+    hints: int  # the plan's hint counter for the queue when the claim was taken
+    lane: int
+    lease: timedelta | None
 
 
 @dataclass
@@ -48,10 +63,10 @@ class Round:
 
     results: list[Result] = field(default_factory=list)
     releases: list[JobContext] = field(default_factory=list)
-    claim: tuple[str, int, int] | None = None  # queue, n, hint counter
+    claim: Claim | None = None
     owner: int = 0  # the liveness key the claim is made with
 
-    def of(self, kind: str) -> list[Result]:
+    def of(self, kind: ResultKind) -> list[Result]:
         return [r for r in self.results if r.kind == kind]
 
     @property
@@ -64,61 +79,70 @@ class Answer:
     """What the database said to a round."""
 
     completed: set[int] = field(default_factory=set)
-    failed: dict[int, str] = field(default_factory=dict)  # id -> retry/dead/lost
+    failed: dict[int, FailStatus] = field(default_factory=dict)
     released: set[int] = field(default_factory=set)
     claimed: list[Job] = field(default_factory=list)
 
 
+@dataclass
+class _LaneBooks:
+    lane: Lane
+    held: int = 0  # claimed, handler not finished (running or waiting for a free handler)
+    reserved: int = 0  # asked for by claims still on their way
+    capacity: int = 0
+    round_size: int = 1
+    job_seconds: float = 0.0  # moving average of a handler's run time
+
+
 class Ledger:
-    def __init__(self, settings: WorkerSettings, plan: ClaimPlan, logger: logging.Logger) -> None:
-        self.settings = settings
+    def __init__(self, lanes: Sequence[Lane], loops: int, plan: ClaimPlan, logger: logging.Logger) -> None:
+        self.lanes = tuple(lanes)
+        self.loops = loops
         self.plan = plan
         self.log = logger
         self.held: dict[int, JobContext] = {}
-        self.lock = threading.Lock()  # guards everything below but the outcome deque and the averages
-        self._outcomes: deque[Result] = deque()  # handlers append, rounds pop (under the lock)
+        self.lock = threading.Lock()  # guards everything below
+        self._books = [_LaneBooks(lane) for lane in self.lanes]
+        self._lane_of = {q: lane.index for lane in self.lanes for q in lane.queues}
+        self._outcomes: deque[Result] = deque()  # handlers append, rounds pop
         self._carried: list[Result] = []
         self._to_release: list[JobContext] = []
-        self._claimed = 0
-        self._finished = 0
-        self._reserved = 0  # jobs asked for by claims still on their way
         self.in_flight = 0  # rounds sent and not yet settled or carried
         self.peak_in_flight = 0  # most rounds ever in flight at once
         self.rounds = 0  # rounds sent (or tried)
         self.clock_skew = timedelta(0)  # database clock minus ours, measured by the worker
         self.owner = 0  # the liveness key claims are made with (0: lease only)
         self.completed_count = 0
-        self.job_seconds = 0.0  # moving average of a handler's run time
         self.round_seconds = 0.001  # moving average of a claim-loop round trip
-        self._capacity = settings.concurrency
-        self._round_size = 1
         self.retune()
 
     # -- handler side (any thread) ------------------------------------------------
 
-    def report(self, result: Result, seconds: float) -> None:
-        result.ctx.finished = True
-        self.job_seconds = seconds if self.job_seconds <= 0 else 0.9 * self.job_seconds + 0.1 * seconds
-        self._outcomes.append(result)
-
-    def report_and_ask(self, result: Result, seconds: float, *, claim: bool) -> bool:
-        """:meth:`report`, then :meth:`worth_a_round` (the handler wakes an idle loop only when it is)."""
-        self.report(result, seconds)
-        if self.in_flight <= 0:
-            return True
-        size = self._round_size
-        return len(self._outcomes) >= size or (claim and self.free >= size)
+    def report(self, result: Result) -> bool:
+        """A handler finished a job; True if an idle loop should be woken to send a round for it."""
+        ctx = result.ctx
+        books = self._books[ctx.lane]
+        with self.lock:
+            if not ctx.finished:
+                ctx.finished = True
+                books.held -= 1
+            s = result.seconds
+            books.job_seconds = s if books.job_seconds <= 0 else 0.9 * books.job_seconds + 0.1 * s
+            self._outcomes.append(result)
+            if self.in_flight <= 0:
+                return True
+            size = books.round_size
+            return len(self._outcomes) >= size or books.capacity - books.held - books.reserved >= size
 
     # -- claim loop side ---------------------------------------------------------------
 
     @property
     def in_hand(self) -> int:
         """Claimed jobs whose handler has not finished yet (running or waiting for a free handler)."""
-        return self._claimed - self._finished - len(self._outcomes)
+        return sum(b.held for b in self._books)
 
-    @property
-    def capacity(self) -> int:
-        """Most jobs to hold: the concurrency plus a prefetch that keeps the handlers busy while rounds travel.
+    def capacity(self, lane: int = 0) -> int:
+        """Most jobs of a lane to hold: its concurrency plus a prefetch that keeps its handlers busy.
 
         With batch_size given, the prefetch is fixed (batch_size - concurrency).
         Otherwise it follows Little's law: handlers finish concurrency/duration
@@ -129,37 +153,36 @@ class Ledger:
         round trips per job); long jobs are not hoarded from other workers.
         Recomputed once per round (:meth:`retune`), not per job.
         """
-        return self._capacity
+        return self._books[lane].capacity
+
+    def round_size(self, lane: int = 0) -> int:
+        """The claim a round aims for: batch_size, or automatic, an even share of the capacity among the loops."""
+        return self._books[lane].round_size
+
+    def free(self, lane: int = 0) -> int:
+        """A lane's slots neither held nor asked for by a claim on its way."""
+        b = self._books[lane]
+        return b.capacity - b.held - b.reserved
+
+    def any_free(self) -> bool:
+        return any(b.capacity - b.held - b.reserved > 0 for b in self._books)
 
     def retune(self) -> None:
-        """Recompute the capacity and the round size from the moving averages."""
-        s = self.settings
-        if not s.auto_batch:
-            capacity = s.concurrency + s.max_prefetch
-        elif self.job_seconds <= 0:
-            capacity = s.concurrency
-        else:
-            want = math.ceil(s.loops * s.concurrency * self.round_seconds / self.job_seconds)
-            capacity = s.concurrency + min(s.max_prefetch, want)
-        self._capacity = capacity
-        if s.batch_size is not None:
-            self._round_size = s.batch_size
-        else:
-            self._round_size = min(s.auto_claim_limit, -(-capacity // s.loops))
-
-    @property
-    def free(self) -> int:
-        """Slots neither held nor asked for by a claim on its way."""
-        return self._capacity - self.in_hand - self._reserved
-
-    @property
-    def round_size(self) -> int:
-        """The claim a round aims for: batch_size, or automatic, an even share of the capacity among the loops."""
-        return self._round_size
-
-    def claim_size(self, free: int) -> int:
-        """Jobs one round claims: the round size, at most the free slots."""
-        return min(self._round_size, free)
+        """Recompute each lane's capacity and round size from the moving averages."""
+        for b in self._books:
+            lane = b.lane
+            if not lane.auto_batch:
+                capacity = lane.concurrency + lane.max_prefetch(self.loops)
+            elif b.job_seconds <= 0:
+                capacity = lane.concurrency
+            else:
+                want = math.ceil(self.loops * lane.concurrency * self.round_seconds / b.job_seconds)
+                capacity = lane.concurrency + min(lane.max_prefetch(self.loops), want)
+            b.capacity = capacity
+            if lane.batch_size is not None:
+                b.round_size = lane.batch_size
+            else:
+                b.round_size = min(lane.auto_claim_limit, -(-capacity // self.loops))
 
     def worth_a_round(self, claim: bool) -> bool:
         """Should an idle loop send a round now?
@@ -167,15 +190,17 @@ class Ledger:
         Always when no round is on its way (nobody else will carry the
         outcomes soon) or when releases or carried outcomes wait (shutdown,
         an outage). While other rounds are on their way, only for a full
-        round's worth: that many free slots to claim, or that many outcomes;
-        a returning loop takes whatever piled up meanwhile. Rounds stay
-        large (one round trip and one commit serve many jobs), and the loops
-        still overlap when there is enough work for them.
+        round's worth: that many free slots of a lane to claim, or that many
+        outcomes; a returning loop takes whatever piled up meanwhile. Rounds
+        stay large (one round trip and one commit serve many jobs), and the
+        loops still overlap when there is enough work for them.
         """
         if self.in_flight <= 0 or self._to_release or self._carried:
             return claim or self.pending()
-        size = self._round_size
-        return (claim and self.free >= size) or len(self._outcomes) >= size
+        smallest = min(b.round_size for b in self._books)
+        if len(self._outcomes) >= smallest:
+            return True
+        return claim and any(b.capacity - b.held - b.reserved >= b.round_size for b in self._books)
 
     def timed(self, round_seconds: float) -> None:
         """Feed the moving average of the round-trip time."""
@@ -197,15 +222,15 @@ class Ledger:
             self._carried, self._to_release = [], []
             while self._outcomes:
                 rnd.results.append(self._outcomes.popleft())
-                self._finished += 1
             if claim:
-                free = self.free
-                if free > 0:
-                    picked = self.plan.pick()
-                    if picked is not None:
-                        n = self.claim_size(free)
-                        rnd.claim = (picked[0], n, picked[1])
-                        self._reserved += n
+                open_queues = {q for b in self._books if b.capacity - b.held - b.reserved > 0 for q in b.lane.queues}
+                picked = self.plan.pick(open_queues) if open_queues else None
+                if picked is not None:
+                    queue, hints = picked
+                    b = self._books[self._lane_of[queue]]
+                    n = min(b.round_size, b.capacity - b.held - b.reserved)
+                    rnd.claim = Claim(queue, n, hints, b.lane.index, b.lane.lease)
+                    b.reserved += n
             if not rnd.empty:
                 self.rounds += 1
                 self.in_flight += 1
@@ -218,16 +243,19 @@ class Ledger:
             self._carried = rnd.results + self._carried
             self._to_release = rnd.releases + self._to_release
             if rnd.claim is not None:
-                self._reserved -= rnd.claim[1]
+                self._books[rnd.claim.lane].reserved -= rnd.claim.n
             self.in_flight -= 1
 
     def release(self, contexts: list[JobContext], status: str) -> None:
         """Give jobs back (shutdown): they stop counting as in hand and go out with the next round."""
         for ctx in contexts:
-            ctx.stop(status)
+            ctx.stop(status)  # type: ignore[arg-type]
         with self.lock:
             self._to_release.extend(contexts)
-            self._finished += len(contexts)
+            for ctx in contexts:
+                if not ctx.finished:
+                    ctx.finished = True
+                    self._books[ctx.lane].held -= 1
 
     def mark_stopping(self) -> None:
         """Tell every held job that the worker is shutting down (JobContext.worker_stopping)."""
@@ -239,7 +267,7 @@ class Ledger:
         with self.lock:
             return [c for c in self.held.values() if not c.finished]
 
-    def settle(self, rnd: Round, answer: Answer) -> list[JobContext]:
+    def settle(self, rnd: Round, answer: Answer, connection: object = None) -> list[JobContext]:
         """Apply the database's answer; returns the newly claimed jobs, ready to run.
 
         Jobs claimed under a liveness key the worker no longer holds (the
@@ -248,43 +276,48 @@ class Ledger:
         """
         log = self.log
         fresh: list[JobContext] = []
-        if rnd.claim is not None and answer.claimed:
-            lease = self._lease_seconds(answer.claimed[0])
-            fresh = [JobContext(job, lease, rnd.owner) for job in answer.claimed]
+        claim = rnd.claim
+        if claim is not None and answer.claimed:
+            lease = self._lease_seconds(answer.claimed[0], claim.lease)
+            fresh = [JobContext(job, lease, rnd.owner, claim.lane, connection) for job in answer.claimed]  # type: ignore[arg-type]
         with self.lock:
             for r in rnd.results:
                 self.held.pop(r.ctx.id, None)
             for ctx in rnd.releases:
                 self.held.pop(ctx.id, None)
-            if rnd.claim is not None:
-                self._reserved -= rnd.claim[1]
-                self._claimed += len(fresh)
+            if claim is not None:
+                b = self._books[claim.lane]
+                b.reserved -= claim.n
+                b.held += len(fresh)
                 for ctx in fresh:
                     self.held[ctx.id] = ctx
             self.in_flight -= 1
             stale = bool(fresh) and rnd.owner != self.owner
         done = 0
+        debug = log.isEnabledFor(logging.DEBUG)
         for r in rnd.results:
             ctx = r.ctx
-            if r.kind == COMPLETE:
+            if r.kind is ResultKind.COMPLETE:
                 if ctx.id in answer.completed:
                     done += 1
-                    ev.emit(log, logging.DEBUG, ev.JOB_COMPLETED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
+                    if debug:
+                        ev.emit(log, logging.DEBUG, ev.JOB_COMPLETED, job_id=ctx.id, queue=ctx.queue,
+                                attempt=ctx.attempt, duration_ms=_ms(r.seconds))
                 elif ctx.stop(LOST):
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="completed after the claim was taken back; result refused")
-            elif r.kind in (FAIL, DEAD):
-                status = answer.failed.get(ctx.id, LOST)
-                if status == "retry":
+            elif r.kind in (ResultKind.FAIL, ResultKind.DEAD):
+                status = answer.failed.get(ctx.id, FailStatus.LOST)
+                if status is FailStatus.RETRY:
                     ev.emit(log, logging.WARNING, ev.JOB_FAILED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt,
-                            error=_summary(r.error))
-                elif status == "dead":
+                            duration_ms=_ms(r.seconds), error=r.summary)
+                elif status is FailStatus.DEAD:
                     ev.emit(log, logging.ERROR, ev.JOB_DEAD, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt,
-                            error=_summary(r.error))
+                            duration_ms=_ms(r.seconds), error=r.summary)
                 elif ctx.stop(LOST):
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="failed after the claim was taken back")
-            elif r.kind == DROP and ctx.status == CANCELLED:
+            elif r.kind is ResultKind.DROP and ctx.status == CANCELLED:
                 ev.emit(log, logging.INFO, ev.JOB_CANCELLED, job_id=ctx.id, queue=ctx.queue)
         if done:
             with self.lock:
@@ -292,10 +325,9 @@ class Ledger:
         for ctx in rnd.releases:
             if ctx.id in answer.released:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
-        if rnd.claim is not None:
-            queue, n, hints = rnd.claim
-            self.plan.claimed(queue, n, len(answer.claimed), hints)
-            if log.isEnabledFor(logging.DEBUG):
+        if claim is not None:
+            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints)
+            if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
         if stale:
@@ -303,37 +335,46 @@ class Ledger:
             return []
         return fresh
 
-    def _lease_seconds(self, job: Job) -> float:
-        if self.settings.lease is not None:
-            return self.settings.lease.total_seconds()
+    def _lease_seconds(self, job: Job, lease: timedelta | None) -> float:
+        if lease is not None:
+            return lease.total_seconds()
         left = job.lease_until - (datetime.now(timezone.utc) + self.clock_skew)
         return max(1.0, left.total_seconds())
 
     # -- heartbeat side ---------------------------------------------------------------
 
-    def due_heartbeats(self, *, all_of_owner: int | None = None) -> list[JobContext]:
+    def due_heartbeats(self, *, all_of_owner: int | None = None, now: float | None = None) -> list[JobContext]:
         """Held jobs whose next heartbeat is due (or every job claimed under all_of_owner)."""
-        now = time.monotonic()
+        now = time.monotonic() if now is None else now
         with self.lock:
             held = list(self.held.values())
         return [c for c in held if c.status == RUNNING and (c.next_beat <= now or c.owner == all_of_owner)]
 
-    def heartbeat_answer(self, contexts: list[JobContext], outcomes: list[Outcome]) -> None:
+    def heartbeat_answer(self, contexts: list[JobContext], outcomes: list[Outcome], *,
+                         now: float | None = None) -> None:
         by_id = {c.id: c for c in contexts}
-        now = time.monotonic()
+        now = time.monotonic() if now is None else now
         for out in outcomes:
             ctx = by_id.get(out.id)
             if ctx is None:
                 continue
-            if out.status == RUNNING:
+            if out.status == BeatStatus.RUNNING:
                 ctx.next_beat = now + ctx.lease_seconds / 3
-            elif ctx.stop(CANCELLED if out.status == CANCELLED else LOST):
-                event = ev.JOB_CANCELLED if out.status == CANCELLED else ev.JOB_LOST
+            elif ctx.stop(CANCELLED if out.status == BeatStatus.CANCELLED else LOST):
+                event = ev.JOB_CANCELLED if out.status == BeatStatus.CANCELLED else ev.JOB_LOST
                 ev.emit(self.log, logging.WARNING, event, job_id=ctx.id, queue=ctx.queue,
                         reason=f"heartbeat said {out.status}")
 
+    def lane_lease(self, ctx: JobContext) -> timedelta | None:
+        return self.lanes[ctx.lane].lease
 
-def _summary(text: str) -> str:
-    """The last line of a traceback: the exception and its message."""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1][:200] if lines else ""
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def summary(exc: BaseException) -> str:
+    """``ExceptionType: first line of its message`` (not a traceback's last line: pydantic's ends in a URL)."""
+    text = str(exc).strip()
+    first = text.splitlines()[0].strip() if text else ""
+    return f"{type(exc).__name__}: {first}"[:300] if first else type(exc).__name__

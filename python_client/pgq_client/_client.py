@@ -1,11 +1,18 @@
-"""pgq's SQL API as plain functions on the caller's psycopg connection.
+# WARNING: this file is generated from pgq_client/aio.py by tools/async_to_sync.py: do not edit it.
+# Edit the async source and run `tools/async_to_sync.py` (make lint checks it is current).
+"""pgq's SQL API as plain functions on the caller's psycopg Connection.
 
-Each function runs one statement and returns small dataclasses. None of them
+Each function runs one statement (from :mod:`pgq_client._queries`) and returns
+small records (:mod:`pgq_client.records`) decoded by column name. None of them
 commits, opens a pool or retries: the caller owns the connection and the
 transaction. That is what makes transactional enqueue work (enqueue inside
 your own transaction and the job exists exactly when your data does), and it
 is why ``claim`` belongs on an autocommit connection: the claim commits at
 once and no transaction stays open while the job runs.
+
+This file is the one source of the client functions: ``pgq_client/_client.py``
+(the sync functions ``pgq_client`` exports) is generated from it by
+``tools/async_to_sync.py``, and ``make lint`` fails when it is stale.
 """
 
 from __future__ import annotations
@@ -16,13 +23,25 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row
+from psycopg.rows import class_row, scalar_row
 from psycopg.types.json import Jsonb
 
-from . import statements as sql
-from .jobs import Job, JobInfo, Outcome, QueueStats
+from . import _queries as sql
+from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueStats
 
 Connection = psycopg.Connection[Any]
+
+
+def _scalar(conn: Connection, query: str, params: Sequence[Any] = ()) -> Any:
+    with conn.cursor(row_factory=scalar_row) as cur:
+        cur.execute(query, params)
+        return cur.fetchone()
+
+
+def _scalars(conn: Connection, query: str, params: Sequence[Any] = ()) -> list[Any]:
+    with conn.cursor(row_factory=scalar_row) as cur:
+        cur.execute(query, params)
+        return cur.fetchall()
 
 
 def enqueue(
@@ -36,8 +55,7 @@ def enqueue(
     dedup_key: str | None = None,
 ) -> int:
     """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key."""
-    row = conn.execute(sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)).fetchone()
-    return int(row[0])
+    return int(_scalar(conn, sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)))
 
 
 def enqueue_many(
@@ -50,8 +68,8 @@ def enqueue_many(
     max_attempts: int | None = None,
 ) -> list[int]:
     """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    rows = conn.execute(sql.ENQUEUE_MANY, (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)).fetchall()
-    return [int(r[0]) for r in rows]
+    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 
 def claim(
@@ -69,19 +87,19 @@ def claim(
     claims (behind PgBouncer in transaction mode).
     """
     with conn.cursor(row_factory=class_row(Job)) as cur:
-        return cur.execute(sql.CLAIM, (queue, n, lease, owner)).fetchall()
+        cur.execute(sql.CLAIM, (queue, n, lease, owner))
+        return cur.fetchall()
 
 
 def complete(conn: Connection, job_id: int, token: UUID) -> bool:
     """Mark a claimed job done; False if the claim was no longer current (nothing changed)."""
-    return bool(conn.execute(sql.COMPLETE, (job_id, token)).fetchone()[0])
+    return bool(_scalar(conn, sql.COMPLETE, (job_id, token)))
 
 
 def complete_many(conn: Connection, jobs: Iterable[Job]) -> list[int]:
     """Complete many claims in one statement; returns the ids that were still current."""
     batch = list(jobs)
-    rows = conn.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch])).fetchall()
-    return [int(r[0]) for r in rows]
+    return [int(i) for i in _scalars(conn, sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))]
 
 
 def complete_and_claim(
@@ -101,11 +119,14 @@ def complete_and_claim(
     two statements of it.)
     """
     batch = list(finished)
+    done = conn.cursor(row_factory=scalar_row)
+    claimed = conn.cursor(row_factory=class_row(Job))
     with conn.pipeline():
-        done = conn.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch])) if batch else None
-        claimed = conn.cursor(row_factory=class_row(Job))
+        if batch:
+            done.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
         claimed.execute(sql.CLAIM, (queue, n, lease, owner))
-    return ([int(r[0]) for r in done.fetchall()] if done else []), claimed.fetchall()
+    ids = [int(i) for i in done.fetchall()] if batch else []
+    return ids, claimed.fetchall()
 
 
 def fail(
@@ -116,63 +137,66 @@ def fail(
     *,
     retry_in: timedelta | None = None,
     retryable: bool = True,
-) -> str:
-    """Record a failed attempt: returns ``retry``, ``dead`` or ``lost`` (not the current claim)."""
-    return str(conn.execute(sql.FAIL, (job_id, token, error, retry_in, retryable)).fetchone()[0])
+) -> FailStatus:
+    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed)."""
+    return FailStatus(_scalar(conn, sql.FAIL, (job_id, token, error, retry_in, retryable)))
 
 
 def fail_many(
     conn: Connection, failures: Iterable[tuple[Job, str]], *, retry_in: timedelta | None = None
 ) -> list[Outcome]:
-    """Fail many claims, each with its error text, in one statement."""
+    """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
     batch = list(failures)
     params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
-    with conn.cursor(row_factory=class_row(Outcome)) as cur:
-        return cur.execute(sql.FAIL_MANY, params).fetchall()
+    with conn.cursor(row_factory=class_row(Outcome.of_fail)) as cur:
+        cur.execute(sql.FAIL_MANY, params)
+        return cur.fetchall()
 
 
-def heartbeat(conn: Connection, job_id: int, token: UUID, *, lease: timedelta | None = None) -> str:
+def heartbeat(conn: Connection, job_id: int, token: UUID, *, lease: timedelta | None = None) -> BeatStatus:
     """Extend a claim's lease: ``running``, ``cancelled`` (stop) or ``lost`` (stop; the result will be refused)."""
-    return str(conn.execute(sql.HEARTBEAT, (job_id, token, lease)).fetchone()[0])
+    return BeatStatus(_scalar(conn, sql.HEARTBEAT, (job_id, token, lease)))
 
 
-def heartbeat_many(conn: Connection, jobs: Iterable[Job], *, lease: timedelta | None = None) -> list[Outcome]:
-    """Heartbeat many claims in one statement."""
+def heartbeat_many(
+    conn: Connection, jobs: Iterable[Job], *, lease: timedelta | None = None
+) -> list[Outcome]:
+    """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`)."""
     batch = list(jobs)
-    with conn.cursor(row_factory=class_row(Outcome)) as cur:
-        return cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease)).fetchall()
+    with conn.cursor(row_factory=class_row(Outcome.of_beat)) as cur:
+        cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease))
+        return cur.fetchall()
 
 
 def release(conn: Connection, job_id: int, token: UUID) -> bool:
     """Give a claim back unfinished (``q.release``): waiting again at once, the attempt not counted."""
-    return bool(conn.execute(sql.RELEASE, (job_id, token)).fetchone()[0])
+    return bool(_scalar(conn, sql.RELEASE, (job_id, token)))
 
 
 def release_many(conn: Connection, jobs: Iterable[Job]) -> list[int]:
     """Release many claims in one statement; returns the ids that were still current."""
     batch = list(jobs)
-    rows = conn.execute(sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch])).fetchall()
-    return [int(r[0]) for r in rows]
+    return [int(i) for i in _scalars(conn, sql.RELEASE_MANY, ([j.id for j in batch], [j.token for j in batch]))]
 
 
 def reap(conn: Connection, max_jobs: int = 1000) -> int:
     """Return lost claims to their queues (``q.reap``); 0 when another session is reaping."""
-    return int(conn.execute(sql.REAP, (max_jobs,)).fetchone()[0])
+    return int(_scalar(conn, sql.REAP, (max_jobs,)))
 
 
 def session_key(conn: Connection) -> int:
     """This connection's liveness key, held until it closes (``q.session_key``)."""
-    return int(conn.execute(sql.SESSION_KEY).fetchone()[0])
+    return int(_scalar(conn, sql.SESSION_KEY))
 
 
 def cancel(conn: Connection, job_id: int) -> bool:
     """Cancel a waiting, scheduled or running job; False if it had already finished."""
-    return bool(conn.execute(sql.CANCEL, (job_id,)).fetchone()[0])
+    return bool(_scalar(conn, sql.CANCEL, (job_id,)))
 
 
 def retry(conn: Connection, job_id: int) -> int:
     """Put a dead or cancelled job back in its queue."""
-    return int(conn.execute(sql.RETRY, (job_id,)).fetchone()[0])
+    return int(_scalar(conn, sql.RETRY, (job_id,)))
 
 
 def pause(conn: Connection, queue: str) -> None:
@@ -188,7 +212,8 @@ def resume(conn: Connection, queue: str) -> None:
 def stats(conn: Connection) -> list[QueueStats]:
     """Per-queue counts (``q.stats()``)."""
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        return cur.execute(sql.STATS).fetchall()
+        cur.execute(sql.STATS)
+        return cur.fetchall()
 
 
 def jobs(
@@ -201,25 +226,28 @@ def jobs(
 ) -> list[JobInfo]:
     """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
     with conn.cursor(row_factory=class_row(JobInfo)) as cur:
-        return cur.execute(sql.JOBS, (queue, state, job_id, limit)).fetchall()
+        cur.execute(sql.JOBS, (queue, state, job_id, limit))
+        return cur.fetchall()
 
 
-def listen(conn: Connection, queues: Iterable[str] | None = None, *, timeout: float | None = None) -> Iterator[str]:
-    """Yield queue names as jobs are enqueued (NOTIFY pgq), until timeout seconds pass without one.
+def listen(
+    conn: Connection, queues: Iterable[str] | None = None, *, timeout: float | None = None
+) -> Iterator[str]:
+    """LISTEN on the connection, then iterate over queue names as jobs are enqueued (NOTIFY pgq).
 
+    The iteration ends when timeout seconds pass without a notification.
     Needs an autocommit connection (a LISTEN inside a transaction waits for
-    its commit), checked before anything is sent. LISTEN runs at once, so no
-    notification sent after this call returns is missed. Notifications are
-    hints: poll as well, they can be lost.
+    its commit), checked before anything is sent. LISTEN has run when this
+    call returns, so no notification sent after that is missed.
+    Notifications are hints: poll as well, they can be lost.
     """
     if not conn.autocommit:
-        raise ValueError("listen() needs an autocommit connection: psycopg.connect(..., autocommit=True)")
+        raise ValueError("listen() needs an autocommit connection: connect(..., autocommit=True)")
     conn.execute(sql.LISTEN)
-    return _queue_names(conn, queues, timeout)
+    return _queue_names(conn, set(queues) if queues is not None else None, timeout)
 
 
-def _queue_names(conn: Connection, queues: Iterable[str] | None, timeout: float | None) -> Iterator[str]:
-    wanted = set(queues) if queues is not None else None
+def _queue_names(conn: Connection, wanted: set[str] | None, timeout: float | None) -> Iterator[str]:
     for note in conn.notifies(timeout=timeout):
         if wanted is None or note.payload in wanted:
             yield note.payload

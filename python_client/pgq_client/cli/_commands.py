@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -23,12 +24,17 @@ import typer
 from rich.console import Console
 from rich.live import Live
 
-from . import calls
-from . import events as ev
-from .cli_tables import STATES, job_detail, jobs_table, stats_table
-from .handlers import HandlerNotFound, is_async, load
-from .migrate import MigrationsNotFound
-from .migrate import upgrade as alembic_upgrade
+from .. import _client as calls
+from ..app import App
+from ..migrate import MigrationsNotFound
+from ..migrate import upgrade as alembic_upgrade
+from ..worker import StartupError
+from ..worker import events as ev
+from ..worker._handlers import HandlerNotFound, load
+from ..worker._transient import fatal_reason
+from ..worker.options import LIBPQ_ENV
+from ._tables import STATES, job_detail, jobs_table, stats_table
+from ._worker_command import worker_options
 
 app = typer.Typer(
     name="pgq",
@@ -60,7 +66,7 @@ def main_options(
 
 
 def _url() -> str:
-    if not State.database_url:
+    if not State.database_url and not any(os.environ.get(v) for v in LIBPQ_ENV):
         fail("no database: set DATABASE_URL or pass --database-url", 2)
     return State.database_url
 
@@ -73,11 +79,15 @@ def database() -> Iterator[psycopg.Connection[Any]]:
             yield conn
     except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id
         fail(exc.diag.message_primary or str(exc))
-    except psycopg.errors.UndefinedFunction as exc:
-        fail(f"pgq is not installed in this database (run `pgq migrate`): {exc.diag.message_primary}")
+    except (psycopg.errors.UndefinedFunction, psycopg.errors.InvalidSchemaName) as exc:
+        fail(f"pgq is not installed in this database ({exc.diag.message_primary}): run `pgq migrate`")
     except psycopg.errors.InsufficientPrivilege as exc:
-        fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role or the table owner)")
+        fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role, or pgq_producer"
+             " for enqueue: grant it to your role)")
     except psycopg.Error as exc:
+        reason = fatal_reason(exc)
+        if reason is not None:
+            fail(reason)
         diag = getattr(exc, "diag", None)
         message = (diag.message_primary if diag is not None else None) or str(exc).strip()
         fail(f"database error: {message}")
@@ -109,72 +119,60 @@ def migrate(
 # -- worker -------------------------------------------------------------------------------------
 
 
-@app.command()
 def worker(
-    handler: Annotated[
-        str, typer.Argument(help="The handler, as module:function (the current directory is importable).")
+    target: Annotated[
+        str, typer.Argument(help="The handler as module:function, or an App as module:app"
+                                 " (the current directory is importable).")
     ],
-    queue: Annotated[list[str], typer.Option("--queue", "-q", help="Queue to work on; repeat for several.")],
-    concurrency: Annotated[
-        int, typer.Option(min=1, help="Jobs run at once (threads, or tasks for async handlers).")
-    ] = 10,
-    batch_size: Annotated[
-        int | None, typer.Option(min=1, max=1000, help="Most jobs per claim (default: sized automatically).")
+    queue: Annotated[
+        list[str] | None,
+        typer.Option("--queue", "-q", help="Queue to work on; repeat for several (an App: only these tasks)."),
     ] = None,
-    claim_loops: Annotated[
-        int | None,
-        typer.Option(min=1, max=1000, help="Round trips kept in flight at once, each on its own connection"
-                     " (default: ceil(concurrency / batch size), or 4 with automatic batches; at most the"
-                     " concurrency)."),
-    ] = None,
-    lease: Annotated[float | None, typer.Option(min=1, help="Claim lease in seconds (default: the queue's).")] = None,
-    poll_interval: Annotated[float, typer.Option(min=0.01, help="Seconds between polls when no NOTIFY arrives.")] = 1.0,
-    listen: Annotated[bool, typer.Option("--listen/--no-listen", help="Wake on NOTIFY (off: poll only).")] = True,
-    pgbouncer: Annotated[
-        bool, typer.Option("--pgbouncer", help="Behind PgBouncer (transaction mode): poll only.")
-    ] = False,
-    grace_period: Annotated[float, typer.Option(min=0, help="Seconds running jobs get after SIGTERM/SIGINT.")] = 20.0,
     payload: Annotated[
         str | None, typer.Option(help="module:Model (pydantic) or module:function to validate payloads.")
     ] = None,
     log_level: Annotated[
         str, typer.Option(help="debug shows every job; info the worker's life; warning failures.")
     ] = "info",
-    log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line.")] = False,
+    log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line (every logger).")] = False,
+    **options: Any,
 ) -> None:
     """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back)."""
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
     try:
-        function = load(handler)
+        found = load(target)
         hook = load(payload) if payload else None
     except HandlerNotFound as exc:
         fail(str(exc), 2)
+    if not isinstance(found, App) and not queue:
+        fail("Missing option '--queue' / '-q': the queue(s) this handler works on", 2)
+    if isinstance(found, App) and hook is not None:
+        fail("--payload is for a plain handler; an App's tasks declare their payload models", 2)
     ev.configure(level, json_lines=log_json)
-    options: dict[str, Any] = dict(
-        database_url=_url(),
-        concurrency=concurrency,
-        batch_size=batch_size,
-        claim_loops=claim_loops,
-        lease=lease,
-        poll_interval=poll_interval,
-        listen=listen,
-        pgbouncer=pgbouncer,
-        grace_period=grace_period,
-        payload=hook,
-    )
+    options["database_url"] = _url()
     try:
-        if is_async(function):
-            from .aio_worker import AsyncWorker
-
-            asyncio.run(AsyncWorker(function, queue, **options).run())
+        if isinstance(found, App):
+            made: Any = found.worker(queues=queue, **options)
         else:
-            from .worker import Worker
+            from ..worker import AsyncWorker, Worker
+            from ..worker._handlers import is_async
 
-            Worker(function, queue, **options).run()
-    except ValueError as exc:
+            cls = AsyncWorker if is_async(found) else Worker
+            made = cls(found, queue or [], payload=hook, **options)
+    except (ValueError, TypeError) as exc:
         fail(str(exc), 2)
+    try:
+        if asyncio.iscoroutinefunction(made.run):
+            asyncio.run(made.run())
+        else:
+            made.run()
+    except StartupError as exc:
+        fail(str(exc))
+
+
+worker = app.command()(worker_options(worker))
 
 
 # -- enqueue ------------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .jobs import JobInfo, QueueStats
+from ..records import JobInfo, JobState, QueueStats
 
-STATES = ("waiting", "scheduled", "running", "dead", "cancelled", "completed")
+STATES = tuple(s.value for s in JobState)
 
 
 def _age(value: timedelta | None) -> str:

@@ -1,0 +1,50 @@
+"""The ``pgq worker`` options, generated from :class:`~pgq_client.worker.WorkerOptions`' declarations."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from typing import Annotated, Any
+
+import typer
+
+from ..worker.options import WorkerOptions
+
+
+def _option_type(f: Any) -> Any:
+    meta = f.metadata
+    if meta["cli_type"] is not None:
+        base = meta["cli_type"]
+        return base | None if f.default is None else base
+    return {"int": int, "int | None": int | None, "float": float, "bool": bool, "str": str}[str(f.type)]
+
+
+def worker_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with one typer option per WorkerOptions field (``cli=True``), passed on as keyword arguments."""
+    signature = inspect.signature(command, eval_str=True)
+    params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    generated = []
+    for f in fields(WorkerOptions):
+        meta = f.metadata
+        if not meta["cli"]:
+            continue
+        flag = meta["flag"] or "--" + f.name.replace("_", "-")
+        info = typer.Option(flag, help=meta["help"].replace("`", ""), min=meta["min"], max=meta["max"])
+        default = None if f.default is MISSING else f.default  # computed defaults (the name) are left to the worker
+        generated.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                           annotation=Annotated[_option_type(f), info]))
+    names = {f.name for f in fields(WorkerOptions)}
+
+    def run(**given: Any) -> None:
+        options = {k: v for k, v in given.items() if k in names and v is not None}
+        rest = {k: v for k, v in given.items() if k not in names}
+        command(**rest, **options)
+
+    run.__name__ = command.__name__
+    run.__doc__ = command.__doc__
+    run.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.default is not p.empty else p
+                    for p in params] + generated)
+    run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
+    return run

@@ -1,0 +1,109 @@
+"""The small records the client returns, and the kinds of answers the SQL functions give.
+
+Rows are decoded by column name (``psycopg.rows.class_row``), never by
+position, so a column added to a SQL result type cannot shift the fields. The
+answer kinds are ``str`` enums: they compare equal to the strings the SQL
+returns (``FailStatus.RETRY == "retry"``), print as those strings, and a type
+checker sees every value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import Enum
+from typing import Any
+from uuid import UUID
+
+
+class _Kind(str, Enum):
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class FailStatus(_Kind):
+    """What ``q.fail``/``q.fail_many`` did to a claim."""
+
+    RETRY = "retry"  # scheduled again after the backoff (or retry_in)
+    DEAD = "dead"  # attempts spent, or not retryable: moved to q.job_history
+    LOST = "lost"  # not the current claim: nothing changed
+
+
+class BeatStatus(_Kind):
+    """What ``q.heartbeat``/``q.heartbeat_many`` said about a claim."""
+
+    RUNNING = "running"  # go on; the lease was extended
+    CANCELLED = "cancelled"  # q.cancel was called: stop, nothing will be recorded
+    LOST = "lost"  # reaped or taken over: stop, the result would be refused
+
+
+class JobState(_Kind):
+    """A job's state as ``q.jobs()`` reports it."""
+
+    WAITING = "waiting"
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    DEAD = "dead"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A claimed job (one row of ``q.claim``). Finish it with its id and token."""
+
+    id: int
+    queue: str
+    payload: Any
+    attempt: int
+    crashes: int
+    priority: int
+    token: UUID
+    lease_until: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a batch call did to one job: a :class:`FailStatus` or a :class:`BeatStatus`."""
+
+    id: int
+    status: FailStatus | BeatStatus
+
+    @classmethod
+    def of_fail(cls, *, id: int, status: str) -> Outcome:  # noqa: A002 - the column's name
+        return cls(id, FailStatus(status))
+
+    @classmethod
+    def of_beat(cls, *, id: int, status: str) -> Outcome:  # noqa: A002 - the column's name
+        return cls(id, BeatStatus(status))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    """One row of ``q.stats()``."""
+
+    queue: str
+    paused: bool
+    waiting: int
+    scheduled: int
+    running: int
+    dead: int
+    oldest_waiting: timedelta | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobInfo:
+    """One row of ``q.jobs()``: a job wherever it is, live or finished."""
+
+    id: int
+    queue: str
+    state: str
+    attempt: int
+    crashes: int
+    priority: int
+    run_at: datetime
+    lease_until: datetime | None
+    finished_at: datetime | None
+    dedup_key: str | None
+    payload: Any
+    errors: list[dict[str, Any]] | None

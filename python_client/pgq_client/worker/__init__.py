@@ -1,0 +1,34 @@
+"""The worker runtime: runs handlers for the jobs of queues, on top of the thin client's SQL calls.
+
+``Worker`` (threads) and ``AsyncWorker`` (asyncio) are one implementation:
+``_async_worker.py`` is the source and ``_worker.py`` is generated from it
+(``tools/async_to_sync.py``). Modules starting with ``_`` are private.
+Importing this package is cheap; ``Worker``/``AsyncWorker`` import
+psycopg_pool when first used (the ``worker`` extra).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._lanes import Lane
+from ._transient import StartupError
+from .options import WorkerOptions
+
+if TYPE_CHECKING:
+    from ._async_worker import AsyncWorker, Hooks
+    from ._worker import Worker
+
+__all__ = ["AsyncWorker", "Hooks", "Lane", "StartupError", "Worker", "WorkerOptions"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Worker":
+        from ._worker import Worker
+
+        return Worker
+    if name in ("AsyncWorker", "Hooks"):
+        from . import _async_worker
+
+        return getattr(_async_worker, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

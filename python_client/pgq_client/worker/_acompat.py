@@ -1,0 +1,80 @@
+"""What differs between asyncio and threads, asyncio side (the threads side is ``_compat.py``).
+
+The async worker (``_async_worker.py``) uses only these names for waiting,
+spawning and signals; ``tools/async_to_sync.py`` maps each to its twin in
+``_compat.py`` (``AEvent`` -> ``Event``, ``aspawn`` -> ``spawn``, ...), so the
+two modules keep the same names, one beside the other. Everything else in
+the worker is written once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any
+
+AQueue = asyncio.Queue
+QueueEmpty = asyncio.QueueEmpty
+Handle = asyncio.Task[None]
+
+
+class AEvent(asyncio.Event):
+    async def wait_for(self, timeout: float | None) -> bool:
+        """Wait until set or timeout seconds pass; True if set."""
+        if self.is_set():
+            return True
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.wait(), timeout)
+        return self.is_set()
+
+
+def aspawn(target: Callable[..., Coroutine[Any, Any, None]], *args: Any, name: str) -> asyncio.Task[None]:
+    """Run target(*args) concurrently: a task."""
+    return asyncio.create_task(target(*args), name=name)
+
+
+async def ajoin(handles: Iterable[asyncio.Task[None]], timeout: float, *, cancel: bool = True) -> None:
+    """Wait up to timeout seconds for the tasks; cancel (and await) those still running."""
+    tasks = list(handles)
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=timeout)
+    if cancel and pending:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+async def acall(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool) -> None:
+    """Run one handler: a coroutine is awaited; a plain function runs in a thread (the loop goes on)."""
+    if is_async:
+        await handler(*args)
+        return
+    outcome = await asyncio.to_thread(handler, *args)
+    if isinstance(outcome, Awaitable):
+        await outcome
+
+
+async def acall_hook(hook: Callable[..., Any], *args: Any) -> None:
+    """Run an App lifecycle hook, awaiting it if it is a coroutine function."""
+    outcome = hook(*args)
+    if isinstance(outcome, Awaitable):
+        await outcome
+
+
+def ainstall_signals(on_signal: Callable[[], None]) -> Callable[[], None]:
+    """SIGTERM/SIGINT call on_signal in the event loop; returns the function that undoes it."""
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, on_signal)
+            installed.append(sig)
+
+    def restore() -> None:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+    return restore

@@ -1,0 +1,617 @@
+"""The worker runtime, written once: the async source (``_async_worker.py``) and its generated threaded twin.
+
+    from pgq_client import AsyncWorker, Worker
+
+    Worker(send_email, "emails", concurrency=10).run()          # threads, until SIGTERM/SIGINT
+    await AsyncWorker(send_email_async, "emails").run()         # tasks, in your event loop
+
+``_worker.py`` (the threaded ``Worker``) is generated from the async source by
+``tools/async_to_sync.py``: tasks become threads, ``await`` goes, and the few
+primitives that differ come from the two compat modules (``_acompat.py`` for
+asyncio and ``_compat.py`` for threads, hand-written side by side). A fix made
+in the source lands in both; ``make lint`` fails when the generated file is stale.
+
+Concurrent parts (tasks here, threads in the threaded worker): ``claim_loops``
+claim loops, each with its own pooled connection (completes, fails, releases
+and the next claim in one statement: one round trip and one transaction per
+round; several loops keep several rounds in flight, so their commits
+overlap); one handler per slot of each lane; the listener (a dedicated
+connection that holds the liveness key and LISTENs for NOTIFY pgq); the
+maintenance loop (heartbeats, and ``q.reap`` about once a second, on one more
+pooled connection); and the caller of :meth:`AsyncWorker.run`, the supervisor,
+which keeps the poll timer and runs the shutdown sequence. Every decision
+those parts take without I/O (claim sizes, slots, wake-ups, timing, the
+shutdown steps) lives in ``_ledger.py``, ``_plan.py``, ``_wakeups.py`` and
+``_schedule.py``, which have unit tests of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+import os
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row, scalar_row
+from psycopg_pool import AsyncConnectionPool
+
+from .. import _queries as sql
+from .. import aio
+from ..context import RELEASED, JobCancelled, JobContext, JobLost
+from . import events as ev
+from ._acompat import AEvent, AQueue, Handle, QueueEmpty, acall, acall_hook, ainstall_signals, ajoin, aspawn
+from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
+from ._lanes import Lane
+from ._payload import InvalidPayload, convert
+from ._plan import ClaimPlan
+from ._round_trip import build, read
+from ._schedule import ReapClock, Step, Supervisor
+from ._transient import Backoff, Outage, StartupError, fatal_reason, is_transient
+from ._wakeups import AsyncWaker
+from .options import WorkerOptions
+
+MAINTENANCE_TICK = 0.2  # seconds between checks for due heartbeats and reaps
+IDLE_WAIT = 1.0  # seconds an idle claim loop sleeps before it looks again unwoken (a safety net)
+LOOP_JOIN_TIMEOUT = 5.0  # seconds the supervisor waits for the claim loops' last rounds at exit
+LISTEN_SLICE = 0.5  # seconds the listener waits for notifications before checking for stop/ping
+PING_EVERY = 5.0  # seconds between pings of the listener connection
+# The pool retries a failed connection with doubling delays; giving up after
+# this many seconds (and starting over on the next request) keeps the gap
+# between tries short, so a worker resumes within seconds of the database.
+POOL_RECONNECT_TIMEOUT = 10.0
+
+AsyncConnection = psycopg.AsyncConnection[Any]
+
+
+@dataclass
+class Hooks:
+    """Lifecycle hooks (an :class:`~pgq_client.App` fills them): the place for start-up sync steps.
+
+    startup: called with a connection once the start-up checks passed, before
+    the first claim (e.g. declare schedules, configure queues); an error stops
+    the worker. shutdown: called with no argument after the last round.
+    """
+
+    startup: list[Callable[..., Any]] = field(default_factory=list)
+    shutdown: list[Callable[..., Any]] = field(default_factory=list)
+
+
+class AsyncWorker:
+    """Runs ``handler`` for the jobs of ``queues`` with at most ``concurrency`` at a time.
+
+    handler: ``f(payload)`` or ``f(payload, job)`` where job is a
+      :class:`~pgq_client.JobContext`. Returning completes the job; raising
+      fails it with the traceback as the error (the queue's backoff and
+      max_attempts apply); raising JobCancelled/JobLost records nothing.
+    queues: one name or several (round robin over those with work); a
+      malformed name raises ValueError here.
+    payload: a pydantic model or a callable applied to each payload first; if
+      it raises, the job is dead at once (retryable => false).
+    options / keyword arguments: :class:`~pgq_client.worker.WorkerOptions`
+      (database_url, concurrency, batch_size, claim_loops, lease,
+      poll_interval, listen, pgbouncer, grace_period, reap_interval, name,
+      connect_kwargs); an unknown name raises TypeError.
+    """
+
+    def __init__(
+        self,
+        handler: Callable[..., Any],
+        queues: str | Sequence[str],
+        *,
+        payload: Any = None,
+        options: WorkerOptions | None = None,
+        logger: logging.Logger | None = None,
+        **kwargs: Any,
+    ) -> None:
+        opts = WorkerOptions.build(options, **kwargs)
+        lane = Lane.make(0, handler, tuple([queues] if isinstance(queues, str) else queues),
+                         concurrency=opts.concurrency, batch_size=opts.batch_size, lease=opts.lease, payload=payload)
+        self._setup([lane], opts, Hooks(), logger)
+
+    @classmethod
+    def from_lanes(cls, lanes: Sequence[Lane], options: WorkerOptions, *, hooks: Hooks | None = None,
+                   logger: logging.Logger | None = None) -> AsyncWorker:
+        """A worker serving several lanes (an App's tasks), sharing its connections and claim loops."""
+        self = cls.__new__(cls)
+        self._setup(lanes, options, hooks or Hooks(), logger)
+        return self
+
+    def _setup(self, lanes: Sequence[Lane], options: WorkerOptions, hooks: Hooks,
+               logger: logging.Logger | None) -> None:
+        self.options = options
+        self.lanes = tuple(lanes)
+        self.queues = tuple(q for lane in self.lanes for q in lane.queues)
+        if len(set(self.queues)) != len(self.queues):
+            raise ValueError(f"a queue may belong to one handler only, got {list(self.queues)}")
+        self.log = logger or logging.getLogger(f"{ev.LOGGER_NAME}.worker")
+        self._hooks = hooks
+        self._plan = ClaimPlan(self.queues)
+        self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
+        self._waker = AsyncWaker(options.loops)  # idle claim loops wait here
+        self._outage = Outage()
+        self._wake = AEvent()  # the supervisor has something to look at
+        self._halt = AEvent()  # background loops: stop now
+        self._loops_done = AEvent()  # the supervisor is done: claim loops finish their round and exit
+        self._stopping = False  # first signal: no more claims, let running jobs finish
+        self._stop_now = False  # second signal: give everything back and exit
+        self._give_up = False  # a claim loop could not record the last outcomes and gave up
+        self._owner_ready = options.pgbouncer
+        self._rekeyed_from: int | None = None
+        self._url = ""
+        self._role = ""
+        self._background: list[Handle] = []
+        self._handlers: list[Handle] = []
+        self._loop_handles: list[Handle] = []
+        self._runner: Handle | None = None
+        self.pool: AsyncConnectionPool[Any] | None = None
+
+    # -- public control -----------------------------------------------------------------
+
+    @property
+    def completed(self) -> int:
+        """Jobs this worker has completed so far."""
+        return self._ledger.completed_count
+
+    @property
+    def rounds_sent(self) -> int:
+        """Round trips this worker has sent (or tried) so far: claims and outcome batches."""
+        return self._ledger.rounds
+
+    @property
+    def peak_rounds_in_flight(self) -> int:
+        """Most round trips this worker has had on their way at once (at most its claim loops)."""
+        return self._ledger.peak_in_flight
+
+    def stop(self, *, now: bool = False) -> None:
+        """Stop claiming and let running jobs finish (now=True: give them back and exit at once)."""
+        if now:
+            self._stop_now = True
+        self._stopping = True
+        self._wake.set()
+        self._waker.wake_all()
+
+    def start(self) -> AsyncWorker:
+        """Run in the background (no signal handlers); stop with :meth:`stop` and :meth:`join`."""
+        self._runner = aspawn(self.run, False, name="pgq-worker")
+        return self
+
+    async def join(self, timeout: float | None = None) -> bool:
+        """Wait for a worker started with :meth:`start`; True once it has stopped."""
+        if self._runner is None:
+            return True
+        await ajoin([self._runner], 1e9 if timeout is None else timeout, cancel=False)
+        return _finished(self._runner)
+
+    async def run(self, install_signal_handlers: bool = True) -> None:
+        """Work until stopped (SIGTERM/SIGINT, or :meth:`stop`). Never returns because the database went away.
+
+        Raises :class:`~pgq_client.StartupError` at once, with the fix in its
+        message, for what waiting cannot fix: no database configured, the
+        database or role missing, a failed login, pgq not installed, missing
+        grants, a transaction pooler without ``pgbouncer=True``.
+        """
+        o = self.options
+        restore = ainstall_signals(self._on_signal) if install_signal_handlers else None
+        try:
+            if not await self._preflight():
+                return
+            self.pool = AsyncConnectionPool(
+                self._url, min_size=o.loops + 1, max_size=o.pool_size, kwargs=o.connection_kwargs("worker"),
+                open=False, name=f"pgq-{o.name}", reconnect_timeout=POOL_RECONNECT_TIMEOUT,
+            )
+            await self.pool.open(wait=False)
+            ev.emit(self.log, logging.INFO, ev.WORKER_STARTED, name=o.name, queues=",".join(self.queues),
+                    concurrency=o.concurrency, batch_size=o.batch_size or "auto", claim_loops=o.loops,
+                    mode="pgbouncer" if o.pgbouncer else ("listen" if o.listen else "poll"))
+            for lane in self.lanes:
+                for i in range(lane.concurrency):
+                    self._handlers.append(aspawn(self._handler_loop, lane.index, name=f"pgq-handler-{lane.name}-{i}"))
+            if o.uses_listener:
+                self._background.append(aspawn(self._listener_loop, name="pgq-listener"))
+            self._background.append(aspawn(self._maintenance_loop, name="pgq-maintenance"))
+            self._loop_handles = [aspawn(self._claim_loop, i, name=f"pgq-claim-{i}") for i in range(o.loops)]
+            try:
+                await self._supervise()
+            finally:
+                await self._shutdown()
+        finally:
+            if restore is not None:
+                restore()
+
+    # -- start-up: checks that fail fast -------------------------------------------------------
+
+    async def _preflight(self) -> bool:
+        """Connect once and check the database; False if stopped while waiting for it to come up."""
+        try:
+            self._url = self.options.resolved_url()
+        except ValueError as exc:
+            raise self._failed(str(exc)) from None
+        backoff = Backoff()
+        while not self._stopping:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self._url, **self.options.connection_kwargs("listener")
+                ) as conn:
+                    await self._check_schema(conn)
+                    if not self.options.pgbouncer:
+                        await self._check_session_pooling(conn)
+                    for hook in self._hooks.startup:
+                        await acall_hook(hook, conn)
+                if backoff.reset():
+                    ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="start-up")
+                return True
+            except StartupError as exc:
+                raise self._failed(str(exc)) from exc
+            except asyncio.CancelledError:  # async-only
+                raise  # async-only
+            except Exception as exc:  # noqa: BLE001 - sorted into "cannot fix itself" and "wait it out"
+                reason = fatal_reason(exc, role=self._role or self._url_user())
+                if reason is not None:
+                    raise self._failed(reason) from exc
+                self._db_trouble(exc, backoff, "start-up")
+                await self._wake.wait_for(backoff.next())
+                self._wake.clear()
+        return False
+
+    def _failed(self, reason: str) -> StartupError:
+        ev.emit(self.log, logging.ERROR, ev.WORKER_FAILED, name=self.options.name, error=reason)
+        return StartupError(reason)
+
+    def _url_user(self) -> str:
+        try:
+            user = conninfo_to_dict(self._url).get("user")
+        except psycopg.ProgrammingError:
+            user = None
+        return str(user or os.environ.get("PGUSER") or getpass.getuser())
+
+    async def _check_schema(self, conn: AsyncConnection) -> None:
+        """pgq installed, and this role may call what a worker calls."""
+        self._role = str(await _scalar(conn, sql.CURRENT_USER))
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(sql.CHECK_FUNCTIONS, (list(sql.WORKER_FUNCTIONS),))
+            found = {row["proname"]: row["allowed"] for row in await cur.fetchall()}
+        missing = [f"q.{name}" for name in sql.WORKER_FUNCTIONS if name not in found]
+        if missing:
+            raise StartupError(f"pgq is not installed in this database (missing {', '.join(missing)}):"
+                               " run `pgq migrate` (alembic upgrade head)")
+        denied = sorted(f"q.{name}" for name, allowed in found.items() if not allowed)
+        if denied:
+            raise StartupError(f"role {self._role} may not call {', '.join(denied)}: grant pgq_worker to {self._role}")
+
+    async def _check_session_pooling(self, conn: AsyncConnection) -> None:
+        """Refuse a transaction pooler: the liveness connection must keep one server session."""
+        first = await _scalar(conn, sql.BACKEND_PID)
+        async with await psycopg.AsyncConnection.connect(self._url, **self.options.connection_kwargs("worker")) as other:
+            async with other.transaction():
+                await other.execute(sql.BACKEND_PID_HELD)
+                second = await _scalar(conn, sql.BACKEND_PID)
+        if first != second:
+            raise StartupError(
+                f"the connection changed server backends between two transactions (pid {first}, then {second}):"
+                " this looks like PgBouncer in transaction mode, where the liveness lock and LISTEN cannot work"
+                " (a killed worker's jobs would wait for their lease); pass pgbouncer=True (pgq worker"
+                " --pgbouncer) or connect to PostgreSQL directly"
+            )
+
+    # -- the claim loops and their supervisor ---------------------------------------------------
+
+    def _on_signal(self) -> None:
+        self.stop(now=self._stopping)
+
+    async def _supervise(self) -> None:
+        """The poll timer and the shutdown sequence (decided by _schedule.Supervisor); the claim loops do the rest."""
+        o, ledger, waker = self.options, self._ledger, self._waker
+        plan = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
+        while not self._stop_now and not self._give_up:
+            self._wake.clear()
+            steps, timeout = plan.step(time.monotonic(), stopping=self._stopping, in_hand=ledger.in_hand,
+                                       busy=ledger.busy())
+            if Step.EXIT in steps:
+                break
+            for step in steps:
+                if step is Step.POLL:
+                    self._plan.hint()
+                    waker.wake_one()
+                elif step is Step.BEGIN_STOP:
+                    ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=o.name, running=ledger.in_hand,
+                            grace_period=o.grace_period)
+                    ledger.mark_stopping()
+                    self._give_back_unstarted()
+                    waker.wake_all()  # no more claims; the releases go out at once
+                elif step is Step.GIVE_BACK:
+                    ledger.release(ledger.unfinished(), RELEASED)
+                    waker.wake_one()
+            if timeout > 0:
+                await self._wake.wait_for(timeout)
+        self._loops_done.set()
+        waker.wake_all()
+        await ajoin(self._loop_handles, LOOP_JOIN_TIMEOUT, cancel=False)
+        if self._stop_now:
+            self._give_back_unstarted()
+            ledger.release(ledger.unfinished(), RELEASED)
+        if ledger.pending():
+            await self._last_round()
+
+    async def _claim_loop(self, i: int) -> None:
+        """One claim loop: rounds of (outcomes, releases, a claim) on its own pooled connection."""
+        ledger, pool, waker, plan = self._ledger, self.pool, self._waker, self._plan
+        assert pool is not None
+        backoff = Backoff()
+        conn: AsyncConnection | None = None
+        try:
+            while not self._loops_done.is_set():
+                waker.arm(i)
+                can_claim = not self._stopping and self._owner_ready and ledger.any_free() and plan.any()
+                if not ledger.worth_a_round(can_claim):
+                    await waker.wait(i, IDLE_WAIT)
+                    continue
+                waker.disarm(i)
+                rnd = ledger.take_round(claim=can_claim)
+                if rnd.empty:
+                    await asyncio.sleep(0)  # async-only
+                    continue
+                try:
+                    if conn is None:
+                        conn = await pool.getconn(timeout=2.0)
+                    sent = time.perf_counter()
+                    answer = await send_round(conn, rnd)
+                    ledger.timed(time.perf_counter() - sent)
+                except Exception as exc:  # noqa: BLE001 - every error is waited out; the loop must go on
+                    ledger.carry(rnd)
+                    if conn is not None:
+                        await pool.putconn(conn)
+                        conn = None
+                    self._loop_trouble(i, exc)
+                    if self._stop_now or (self._stopping and not is_transient(exc)):
+                        self._give_up = True
+                        self._wake.set()
+                        break
+                    await self._loops_done.wait_for(backoff.next())
+                    continue
+                backoff.reset()
+                if self._outage.recovered(i):
+                    ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
+                fresh = ledger.settle(rnd, answer, pool.connection)
+                if fresh and self._stopping:
+                    ledger.release(fresh, RELEASED)
+                elif fresh:
+                    for ctx in fresh:
+                        self._jobs[ctx.lane].put_nowait(ctx)
+                    if rnd.claim is not None and len(fresh) == rnd.claim.n:
+                        waker.wake_one()  # a full claim: there is likely more, let another idle loop claim too
+                await asyncio.sleep(0)  # async-only: let handlers run between back-to-back rounds
+        finally:
+            waker.disarm(i)
+            if conn is not None:
+                await pool.putconn(conn)
+
+    async def _last_round(self) -> None:
+        """Record what is left (outcomes, releases) in one try; whatever fails is reaped later."""
+        assert self.pool is not None
+        rnd = self._ledger.take_round(claim=False)
+        conn: AsyncConnection | None = None
+        try:
+            conn = await self.pool.getconn(timeout=2.0)
+            self._ledger.settle(rnd, await send_round(conn, rnd))
+        except Exception as exc:  # noqa: BLE001
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="shutdown", error=str(exc).strip(),
+                    unrecorded=len(rnd.results) + len(rnd.releases))
+        finally:
+            if conn is not None:
+                await self.pool.putconn(conn)
+
+    def _give_back_unstarted(self) -> None:
+        unstarted = []
+        for jobs in self._jobs:
+            while True:
+                try:
+                    ctx = jobs.get_nowait()
+                except QueueEmpty:
+                    break
+                if ctx is not None:
+                    unstarted.append(ctx)
+        if unstarted:
+            self._ledger.release(unstarted, RELEASED)
+            self._waker.wake_one()
+
+    def _loop_trouble(self, i: int, exc: Exception) -> None:
+        if not is_transient(exc):
+            ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="claim loop", error=f"{type(exc).__name__}: {exc}")
+        elif self._outage.failed(i):
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component="claim loop",
+                    error=f"{type(exc).__name__}: {str(exc).strip()}")
+
+    def _db_trouble(self, exc: Exception, backoff: Backoff, component: str) -> None:
+        if not is_transient(exc):
+            ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component=component, error=f"{type(exc).__name__}: {exc}")
+        elif backoff.failures == 0:
+            ev.emit(self.log, logging.WARNING, ev.DB_UNAVAILABLE, component=component,
+                    error=f"{type(exc).__name__}: {str(exc).strip()}")
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    async def _handler_loop(self, lane_index: int) -> None:
+        lane, jobs, ledger, waker = self.lanes[lane_index], self._jobs[lane_index], self._ledger, self._waker
+        while True:
+            ctx = await jobs.get()
+            if ctx is None:
+                return
+            if self._stopping:  # claimed as the worker was stopping: give it back, not started
+                ledger.release([ctx], RELEASED)
+                waker.wake_one()
+                continue
+            if ledger.report(await run_job(lane, ctx)):
+                waker.wake_one()
+
+    # -- the listener: liveness key and LISTEN ---------------------------------------
+
+    async def _listener_loop(self) -> None:
+        o, ledger = self.options, self._ledger
+        backoff = Backoff()
+        while not self._halt.is_set():
+            try:
+                async with await psycopg.AsyncConnection.connect(self._url, **o.connection_kwargs("listener")) as conn:
+                    key = await aio.session_key(conn)
+                    ledger.clock_skew = await _clock_skew(conn)
+                    if o.listen:
+                        await conn.execute(sql.LISTEN)
+                    previous, ledger.owner = ledger.owner, key
+                    if previous and previous != key:
+                        self._rekeyed_from = previous
+                    self._owner_ready = True
+                    ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=o.listen)
+                    if backoff.reset():
+                        ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="listener")
+                    self._plan.hint()  # notifications may have been missed while away: every loop claims
+                    self._waker.wake_all()
+                    await self._listen(conn)
+            except asyncio.CancelledError:  # async-only
+                raise  # async-only
+            except Exception as exc:  # noqa: BLE001
+                self._owner_ready = False
+                self._db_trouble(exc, backoff, "listener")
+                await self._halt.wait_for(backoff.next())
+
+    async def _listen(self, conn: AsyncConnection) -> None:
+        pinged = time.monotonic()
+        while not self._halt.is_set():
+            if self.options.listen:
+                async for note in conn.notifies(timeout=LISTEN_SLICE):
+                    if self._plan.hint(note.payload):
+                        self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
+            else:
+                await self._halt.wait_for(LISTEN_SLICE)
+            if time.monotonic() - pinged >= PING_EVERY:
+                await conn.execute(sql.PING)
+                pinged = time.monotonic()
+
+    # -- maintenance: heartbeats and the reaper --------------------------------------
+
+    async def _maintenance_loop(self) -> None:
+        o, ledger, pool = self.options, self._ledger, self.pool
+        assert pool is not None
+        backoff = Backoff()
+        conn: AsyncConnection | None = None
+        reaps = ReapClock.start(time.monotonic(), o.reap_interval)
+        try:
+            while not await self._halt.wait_for(MAINTENANCE_TICK):
+                try:
+                    if conn is None:
+                        conn = await pool.getconn(timeout=2.0)
+                        if o.pgbouncer:  # no listener to measure the clock against the database's
+                            ledger.clock_skew = await _clock_skew(conn)
+                    rekeyed = self._rekeyed_from
+                    if rekeyed is not None:
+                        # Our old key is free now, so peers will reap its jobs: reap them ourselves
+                        # at once and tell their handlers (the heartbeat says lost).
+                        await aio.reap(conn)
+                        reaps.reaped_early(time.monotonic())
+                        self._rekeyed_from = None
+                    for lease, due in _by_lease(ledger, ledger.due_heartbeats(all_of_owner=rekeyed)):
+                        ledger.heartbeat_answer(due, await aio.heartbeat_many(conn, [c.job for c in due], lease=lease))
+                    if reaps.due(time.monotonic()):
+                        reaped = await aio.reap(conn)
+                        reaps.reaped(time.monotonic())
+                        if reaped:
+                            ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
+                    backoff.reset()
+                except asyncio.CancelledError:  # async-only
+                    raise  # async-only
+                except Exception as exc:  # noqa: BLE001
+                    if conn is not None:
+                        await pool.putconn(conn)
+                        conn = None
+                    if not is_transient(exc):
+                        self._db_trouble(exc, backoff, "maintenance")
+                    await self._halt.wait_for(backoff.next())
+        finally:
+            if conn is not None:
+                await pool.putconn(conn)
+
+    # -- stop -----------------------------------------------------------------------------------
+
+    async def _shutdown(self) -> None:
+        self._loops_done.set()
+        self._waker.wake_all()
+        await ajoin(self._loop_handles, 0.1)
+        self._halt.set()
+        for lane, jobs in zip(self.lanes, self._jobs, strict=True):
+            for _ in range(lane.concurrency):
+                jobs.put_nowait(None)
+        await ajoin(self._background, 2.0)
+        # Idle handlers exit on the None above; busy ones (grace period over) no longer count:
+        # threads are daemons, not waited for; tasks are cancelled.
+        await ajoin(self._handlers, 0.0)
+        if self.pool is not None:
+            await self.pool.close(timeout=2.0)
+        for hook in self._hooks.shutdown:
+            try:
+                await acall_hook(hook)
+            except Exception as exc:  # noqa: BLE001 - a hook's failure must not hide the stop
+                ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="shutdown hook", error=summary(exc))
+        ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
+
+
+async def run_job(lane: Lane, ctx: JobContext) -> Result:
+    """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing."""
+    started = time.perf_counter()
+    ctx.started = started
+    try:
+        ctx.payload = convert(lane.convert, ctx.job.payload)
+    except InvalidPayload as exc:
+        cause = exc.__cause__ or exc
+        return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
+    args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
+    try:
+        await acall(lane.handler, args, lane.is_async)
+    except (JobCancelled, JobLost):
+        return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
+    except asyncio.CancelledError:  # async-only
+        raise  # async-only
+    except BaseException as exc:  # noqa: BLE001 - a handler's failure is data for q.fail
+        return Result(ResultKind.FAIL, ctx, traceback.format_exc(), summary(exc), time.perf_counter() - started)
+    kind = ResultKind.DROP if ctx.should_stop else ResultKind.COMPLETE
+    return Result(kind, ctx, seconds=time.perf_counter() - started)
+
+
+async def send_round(conn: AsyncConnection, rnd: Round) -> Answer:
+    """Send a round on an autocommit connection (one statement, one transaction) and read the answer."""
+    built = build(rnd)
+    if built is None:
+        return Answer()
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(*built)
+        return read(await cur.fetchall())
+
+
+async def _scalar(conn: AsyncConnection, query: str) -> Any:
+    async with conn.cursor(row_factory=scalar_row) as cur:
+        await cur.execute(query)
+        return await cur.fetchone()
+
+
+async def _clock_skew(conn: AsyncConnection) -> timedelta:
+    """The database's clock minus ours (leases are the database's times)."""
+    db_now: datetime = await _scalar(conn, sql.CLOCK)
+    return db_now - datetime.now(timezone.utc)
+
+
+def _by_lease(ledger: Ledger, due: list[JobContext]) -> list[tuple[timedelta | None, list[JobContext]]]:
+    """Due heartbeats grouped by their lane's lease (one heartbeat_many per lease)."""
+    groups: dict[timedelta | None, list[JobContext]] = {}
+    for ctx in due:
+        groups.setdefault(ledger.lane_lease(ctx), []).append(ctx)
+    return list(groups.items())
+
+
+def _finished(handle: Handle) -> bool:
+    return handle.done()  # sync: return not handle.is_alive()

@@ -1,0 +1,65 @@
+"""One round trip of a claim loop, built and read without I/O.
+
+A round carries the outcomes of finished jobs, released claims and the next
+claim in one statement (the UNION ALL of :data:`pgq_client._queries.ROUND_BRANCHES`,
+the same SQL functions the thin client calls), so one network round trip and
+one transaction (one commit). The branches present vary with the round; each
+shape is prepared once per connection (not behind PgBouncer, where prepared
+statements are off). The worker sends what :func:`build` returns and hands
+the rows, read as dicts by column name, to :func:`read`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from .. import _queries as sql
+from ..records import FailStatus, Job
+from ._ledger import Answer, ResultKind, Round
+
+_JOB_COLUMNS = ("id", "queue", "payload", "attempt", "crashes", "priority", "token", "lease_until")
+
+
+@lru_cache(maxsize=64)
+def _statement(parts: tuple[str, ...]) -> str:
+    return sql.round_statement(parts)
+
+
+def build(rnd: Round) -> tuple[str, list[Any]] | None:
+    """The round's statement and its parameters, or None when there is nothing to send."""
+    parts: dict[str, tuple[Any, ...]] = {}
+    done = rnd.of(ResultKind.COMPLETE)
+    if done:
+        parts["complete"] = ([r.ctx.id for r in done], [r.ctx.token for r in done])
+    failed = rnd.of(ResultKind.FAIL)
+    if failed:
+        parts["fail"] = ([r.ctx.id for r in failed], [r.ctx.token for r in failed], [r.error for r in failed])
+    dead = rnd.of(ResultKind.DEAD)
+    if dead:
+        parts["dead"] = ([r.ctx.id for r in dead], [r.ctx.token for r in dead], [r.error for r in dead])
+    if rnd.releases:
+        parts["release"] = ([c.id for c in rnd.releases], [c.token for c in rnd.releases])
+    if rnd.claim is not None:
+        parts["claim"] = (rnd.claim.queue, rnd.claim.n, rnd.claim.lease, rnd.owner)
+    if not parts:
+        return None
+    names = tuple(p for p in sql.ROUND_ORDER if p in parts)
+    return _statement(names), [v for p in names for v in parts[p]]
+
+
+def read(rows: Iterable[Mapping[str, Any]]) -> Answer:
+    """The database's answer from the round's rows (dicts by column name)."""
+    answer = Answer()
+    for row in rows:
+        kind = row["kind"]
+        if kind == "j":
+            answer.claimed.append(Job(**{c: row[c] for c in _JOB_COLUMNS}))
+        elif kind == "c":
+            answer.completed.add(row["id"])
+        elif kind == "f":
+            answer.failed[row["id"]] = FailStatus(row["status"])
+        else:
+            answer.released.add(row["id"])
+    return answer
