@@ -145,6 +145,8 @@ def worker(
         found = load(target)
         hook = load(payload) if payload else None
     except HandlerNotFound as exc:
+        if not queue and ":" in target:
+            fail(f"Missing option '--queue' / '-q' ({exc})", 2)
         fail(str(exc), 2)
     if not isinstance(found, App) and not queue:
         fail("Missing option '--queue' / '-q': the queue(s) this handler works on", 2)

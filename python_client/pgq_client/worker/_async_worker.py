@@ -239,7 +239,7 @@ class AsyncWorker:
         while not self._stopping:
             try:
                 async with await psycopg.AsyncConnection.connect(
-                    self._url, **self.options.connection_kwargs("listener")
+                    self._url, **self.options.connection_kwargs("startup")
                 ) as conn:
                     await self._check_schema(conn)
                     if not self.options.pgbouncer:
@@ -290,7 +290,7 @@ class AsyncWorker:
     async def _check_session_pooling(self, conn: AsyncConnection) -> None:
         """Refuse a transaction pooler: the liveness connection must keep one server session."""
         first = await _scalar(conn, sql.BACKEND_PID)
-        async with await psycopg.AsyncConnection.connect(self._url, **self.options.connection_kwargs("worker")) as other:
+        async with await psycopg.AsyncConnection.connect(self._url, **self.options.connection_kwargs("startup")) as other:
             async with other.transaction():
                 await other.execute(sql.BACKEND_PID_HELD)
                 second = await _scalar(conn, sql.BACKEND_PID)

@@ -240,7 +240,7 @@ class Worker:
         while not self._stopping:
             try:
                 with psycopg.Connection.connect(
-                    self._url, **self.options.connection_kwargs("listener")
+                    self._url, **self.options.connection_kwargs("startup")
                 ) as conn:
                     self._check_schema(conn)
                     if not self.options.pgbouncer:
@@ -289,7 +289,7 @@ class Worker:
     def _check_session_pooling(self, conn: Connection) -> None:
         """Refuse a transaction pooler: the liveness connection must keep one server session."""
         first = _scalar(conn, sql.BACKEND_PID)
-        with psycopg.Connection.connect(self._url, **self.options.connection_kwargs("worker")) as other:
+        with psycopg.Connection.connect(self._url, **self.options.connection_kwargs("startup")) as other:
             with other.transaction():
                 other.execute(sql.BACKEND_PID_HELD)
                 second = _scalar(conn, sql.BACKEND_PID)

@@ -151,7 +151,7 @@ class WorkerOptions:
         return not self.pgbouncer
 
     def connection_kwargs(self, role: str) -> dict[str, Any]:
-        """psycopg.connect keyword arguments for the pool ("worker") or the listener ("listener")."""
+        """psycopg.connect keyword arguments for the pool ("worker"), the listener ("listener") or the start-up checks."""
         kwargs: dict[str, Any] = {"autocommit": True, "application_name": f"pgq-{role}:{self.name}"[:63]}
         if self.pgbouncer:
             # Transaction pooling: no named prepared statements, no session state.
