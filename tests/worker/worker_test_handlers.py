@@ -26,12 +26,16 @@ def _conn() -> psycopg.Connection[Any]:
     return conn
 
 
+def _n(payload: Any) -> Any:
+    return payload.get("n") if isinstance(payload, dict) else getattr(payload, "n", None)
+
+
 def log_run(job: JobContext, phase: str) -> None:
     for attempt in range(50):  # the database may be restarting: the log must not lose runs
         try:
             _conn().execute(
                 "insert into test_runs (job_id, n, pid, attempt, phase) values (%s, %s, %s, %s, %s)",
-                (job.id, (job.payload or {}).get("n"), os.getpid(), job.attempt, phase),
+                (job.id, _n(job.payload), os.getpid(), job.attempt, phase),
             )
             return
         except psycopg.OperationalError:

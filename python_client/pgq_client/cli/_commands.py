@@ -52,7 +52,7 @@ class State:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -142,7 +142,7 @@ def worker(
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
     try:
-        found = load(target)
+        found = load(target, accept=App)
         hook = load(payload) if payload else None
     except HandlerNotFound as exc:
         if not queue and ":" in target:

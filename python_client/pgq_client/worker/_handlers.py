@@ -13,7 +13,7 @@ class HandlerNotFound(Exception):
     """The "module:function" reference does not name a callable."""
 
 
-def load(ref: str) -> Callable[..., Any]:
+def load(ref: str, *, accept: type | None = None) -> Any:
     """Import ``package.module:function`` (or ``module:object.method``); the current directory is importable."""
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
@@ -29,7 +29,7 @@ def load(ref: str) -> Callable[..., Any]:
             target = getattr(target, part)
         except AttributeError as exc:
             raise HandlerNotFound(f"module {module_name!r} has no attribute {attr!r}") from exc
-    if not callable(target):
+    if not callable(target) and not (accept is not None and isinstance(target, accept)):
         raise HandlerNotFound(f"{ref} is not callable")
     return target
 

@@ -262,7 +262,7 @@ class Worker:
         return False
 
     def _failed(self, reason: str) -> StartupError:
-        ev.emit(self.log, logging.ERROR, ev.WORKER_FAILED, name=self.options.name, error=reason)
+        # Raised, not logged: the caller (the pgq command) prints it as its one line.
         return StartupError(reason)
 
     def _url_user(self) -> str:

@@ -8,8 +8,7 @@ name. The message text is ``event key=value ...`` for plain log handlers;
 Event names (stable): worker_started, worker_stopping, worker_stopped,
 job_claimed, job_completed, job_failed, job_dead, job_lost, job_cancelled,
 job_released, jobs_reaped, listener_connected, db_unavailable,
-db_reconnected, db_error, worker_failed (a start-up error that cannot fix
-itself: the worker stops). job_completed, job_failed and job_dead carry
+db_reconnected, db_error. job_completed, job_failed and job_dead carry
 ``duration_ms`` (the handler's run time) and failures an ``error`` summary
 (exception type and the first line of its message).
 """
@@ -38,7 +37,6 @@ LISTENER_CONNECTED = "listener_connected"
 DB_UNAVAILABLE = "db_unavailable"
 DB_RECONNECTED = "db_reconnected"
 DB_ERROR = "db_error"
-WORKER_FAILED = "worker_failed"
 
 
 def emit(logger: logging.Logger, level: int, event: str, **fields: Any) -> None:
