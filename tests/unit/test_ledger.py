@@ -1,0 +1,144 @@
+"""The worker's books without a database: claim sizing, slot accounting per lane, outcomes taken once."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pgq_client.context import RELEASED, JobContext
+from pgq_client.records import FailStatus, Job
+from pgq_client.worker._lanes import Lane
+from pgq_client.worker._ledger import Answer, Ledger, Result, ResultKind
+from pgq_client.worker._plan import ClaimPlan
+
+LOG = logging.getLogger("test")
+
+
+def job(i: int, queue: str = "a") -> Job:
+    return Job(i, queue, {}, 1, 0, 0, uuid.uuid4(), datetime.now(timezone.utc) + timedelta(minutes=5))
+
+
+def ledger(*lanes: Lane, loops: int = 1) -> Ledger:
+    return Ledger(lanes, loops, ClaimPlan(tuple(q for lane in lanes for q in lane.queues)), LOG)
+
+
+def lane(index: int = 0, queues: tuple[str, ...] = ("a",), **kw: object) -> Lane:
+    return Lane.make(index, print, queues, **{"concurrency": 4, **kw})  # type: ignore[arg-type]
+
+
+def claim_and_settle(books: Ledger, ids: range, queue: str = "a") -> list[JobContext]:
+    rnd = books.take_round(claim=True)
+    assert rnd.claim is not None and rnd.claim.queue == queue
+    return books.settle(rnd, Answer(claimed=[job(i, queue) for i in ids][: rnd.claim.n]))
+
+
+def test_first_claim_asks_for_the_concurrency_and_reserves_it() -> None:
+    books = ledger(lane())
+    rnd = books.take_round(claim=True)
+    assert rnd.claim is not None and rnd.claim.n == 4
+    assert books.free() == 0, "reserved while the claim is on its way"
+    assert books.take_round(claim=True).claim is None, "no second claim for slots already asked for"
+
+
+def test_slots_come_back_when_handlers_report_and_outcomes_go_out_once() -> None:
+    books = ledger(lane())
+    held = claim_and_settle(books, range(1, 5))
+    assert books.in_hand == 4 and books.free() == 0
+    books.report(Result(ResultKind.COMPLETE, held[0], seconds=0.01))
+    assert books.in_hand == 3 and books.free() == 1
+    rnd = books.take_round(claim=False)
+    assert [r.ctx.id for r in rnd.results] == [1]
+    assert books.take_round(claim=False).results == [], "an outcome is taken by exactly one round"
+    books.settle(rnd, Answer(completed={1}))
+    assert books.completed_count == 1
+
+
+def test_a_failed_round_carries_its_outcomes_and_frees_its_reservation() -> None:
+    books = ledger(lane(batch_size=4))  # a fixed batch: no prefetch, the capacity is the concurrency
+    held = claim_and_settle(books, range(1, 5))
+    books.report(Result(ResultKind.FAIL, held[1], "tb", "E: x", 0.01))
+    rnd = books.take_round(claim=True)
+    assert rnd.claim is not None and rnd.claim.n == 1
+    books.carry(rnd)
+    assert books.free() == 1 and books.in_flight == 0
+    again = books.take_round(claim=False)
+    assert [r.ctx.id for r in again.results] == [2]
+    books.settle(again, Answer(failed={2: FailStatus.RETRY}))
+
+
+def test_lanes_have_their_own_slots_and_a_full_lane_does_not_block_another() -> None:
+    books = ledger(lane(0, ("slow",), concurrency=2, batch_size=2), lane(1, ("fast",), concurrency=3, batch_size=3))
+    first = books.take_round(claim=True)
+    second = books.take_round(claim=True)
+    claims = {(r.claim.queue, r.claim.n) for r in (first, second) if r.claim is not None}
+    assert claims == {("slow", 2), ("fast", 3)}
+    assert books.take_round(claim=True).claim is None, "both lanes are full"
+    for rnd in (first, second):
+        assert rnd.claim is not None
+        books.settle(rnd, Answer(claimed=[job(10 * rnd.claim.lane + i, rnd.claim.queue) for i in range(rnd.claim.n)]))
+    assert (books.free(0), books.free(1)) == (0, 0)
+    fast_job = next(c for c in books.held.values() if c.queue == "fast")
+    books.report(Result(ResultKind.COMPLETE, fast_job, seconds=0.01))
+    rnd = books.take_round(claim=True)
+    assert rnd.claim is not None and (rnd.claim.queue, rnd.claim.n) == ("fast", 1), "only the fast lane's free slot"
+
+
+def test_automatic_batches_grow_by_littles_law_for_short_jobs_up_to_20x() -> None:
+    books = ledger(lane(concurrency=10), loops=4)
+    assert books.capacity() == 10 and books.round_size() == 3
+    books.round_seconds = 0.002
+    books._books[0].job_seconds = 0.0001  # a 0.1 ms job against a 2 ms round trip
+    books.retune()
+    assert books.capacity() == 10 + min(4 * 200 - 10, 4 * 10 * 20)
+    assert books.round_size() == 200, "one claim is at most 20x the concurrency"
+    books._books[0].job_seconds = 10.0  # long jobs: no prefetch, nothing hoarded
+    books.retune()
+    assert books.capacity() == 10 + 1
+
+
+def test_a_fixed_batch_size_fixes_the_prefetch() -> None:
+    books = ledger(lane(concurrency=4, batch_size=10), loops=1)
+    assert books.capacity() == 10 and books.round_size() == 10
+
+
+def test_released_jobs_stop_counting_once_even_if_their_handler_reports_later() -> None:
+    books = ledger(lane())
+    held = claim_and_settle(books, range(1, 5))
+    books.release([held[0]], RELEASED)
+    assert books.in_hand == 3
+    books.report(Result(ResultKind.DROP, held[0], seconds=1.0))
+    assert books.in_hand == 3, "not counted twice"
+
+
+def test_claims_made_under_an_old_liveness_key_are_given_back_not_run() -> None:
+    books = ledger(lane())
+    books.owner = 7
+    rnd = books.take_round(claim=True)
+    books.owner = 8  # the listener reconnected while the claim was on its way
+    fresh = books.settle(rnd, Answer(claimed=[job(1)]))
+    assert fresh == [] and books.pending(), "released with the next round"
+
+
+def test_worth_a_round_only_for_a_full_round_while_another_is_on_its_way() -> None:
+    books = ledger(lane(concurrency=4, batch_size=2), loops=2)
+    assert books.worth_a_round(True)
+    books.take_round(claim=True)  # 2 of 4 slots asked for; in flight
+    assert books.worth_a_round(True), "two more free slots: a full round of 2"
+    books.take_round(claim=True)
+    assert not books.worth_a_round(True), "nothing free, nothing to send"
+
+
+def test_heartbeats_fall_due_every_third_of_the_lease_and_a_cancel_stops_the_job() -> None:
+    from pgq_client.records import BeatStatus, Outcome
+
+    books = ledger(lane(lease=9))
+    (ctx, *_) = claim_and_settle(books, range(1, 2))
+    assert ctx.lease_seconds == 9
+    assert books.due_heartbeats(now=ctx.next_beat - 0.01) == []
+    assert books.due_heartbeats(now=ctx.next_beat) == [ctx]
+    books.heartbeat_answer([ctx], [Outcome(ctx.id, BeatStatus.RUNNING)], now=100.0)
+    assert ctx.next_beat == pytest.approx(103.0)
+    books.heartbeat_answer([ctx], [Outcome(ctx.id, BeatStatus.CANCELLED)], now=101.0)
+    assert ctx.cancelled and books.due_heartbeats(now=1e9) == []

@@ -1,0 +1,87 @@
+"""The round statement and its answer, read by column name; error classification and summaries."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import psycopg
+import pytest
+from pgq_client import _queries as sql
+from pgq_client.context import JobContext
+from pgq_client.records import FailStatus, Job
+from pgq_client.worker._ledger import Claim, Result, ResultKind, Round, summary
+from pgq_client.worker._round_trip import build, read
+from pgq_client.worker._transient import fatal_reason, is_transient
+
+
+def ctx(i: int) -> JobContext:
+    return JobContext(Job(i, "a", {}, 1, 0, 0, uuid.uuid4(), datetime.now(timezone.utc)), 60.0, 0)
+
+
+def test_a_round_is_one_union_all_statement_in_branch_order_with_the_claim_last() -> None:
+    rnd = Round(results=[Result(ResultKind.DEAD, ctx(3), "bad"), Result(ResultKind.COMPLETE, ctx(1))],
+                releases=[ctx(4)], claim=Claim("a", 5, 0, 0, None), owner=9)
+    statement, params = build(rnd)  # type: ignore[misc]
+    assert statement == sql.round_statement(("complete", "dead", "release", "claim"))
+    assert statement.index("complete_many") < statement.index("q.fail(") < statement.index("release_many")
+    assert statement.index("release_many") < statement.index("q.claim(")
+    assert params[:2] == [[1], [rnd.results[1].ctx.token]] and params[-4:] == ["a", 5, None, 9]
+    assert build(Round()) is None
+
+
+def test_the_answer_is_read_by_column_name() -> None:
+    token = uuid.uuid4()
+    now = datetime.now(timezone.utc)
+    rows = [
+        {"kind": "c", "id": 1, "status": None},
+        {"kind": "f", "id": 2, "status": "dead"},
+        {"kind": "r", "id": 3, "status": None},
+        {"lease_until": now, "token": token, "priority": 0, "crashes": 0, "attempt": 1, "payload": [1],
+         "queue": "a", "status": None, "id": 5, "kind": "j"},
+    ]
+    answer = read(rows)
+    assert answer.completed == {1} and answer.failed == {2: FailStatus.DEAD} and answer.released == {3}
+    assert answer.claimed == [Job(5, "a", [1], 1, 0, 0, token, now)]
+
+
+def test_every_branch_names_every_column_so_any_branch_can_come_first() -> None:
+    for name, branch in sql.ROUND_BRANCHES.items():
+        assert " as kind" in branch and (" as status" in branch or "f.status" in branch), name
+
+
+def test_summary_is_the_exception_type_and_the_first_line_of_its_message() -> None:
+    exc = ValueError("1 validation error for Email\nto\n  Field required\nFor further information visit https://x")
+    assert summary(exc) == "ValueError: 1 validation error for Email"
+    assert summary(KeyError()) == "KeyError"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ('connection failed: connection to server on socket "/s" failed: FATAL:  database "shop" does not exist',
+         'database "shop" does not exist: create it'),
+        ('connection failed: connection to server at "h" failed: FATAL:  password authentication failed for user "a"',
+         "check the user and password"),
+        ('connection failed: connection to server at "h" failed: FATAL:  role "bob" does not exist',
+         'role "bob" does not exist: create the role'),
+        ('connection failed: connection to server at "h" failed: FATAL:  no pg_hba.conf entry for host "1.2.3.4"',
+         "cannot log in"),
+    ],
+)
+def test_connection_errors_that_cannot_fix_themselves_are_told_apart_by_the_servers_message(
+    message: str, expected: str
+) -> None:
+    reason = fatal_reason(psycopg.OperationalError(message))
+    assert reason is not None and expected in reason
+
+
+@pytest.mark.parametrize(
+    "message",
+    ['connection failed: connection to server on socket "/s" failed: No such file or directory',
+     "connection failed: FATAL:  sorry, too many clients already",
+     "connection failed: FATAL:  the database system is starting up"],
+)
+def test_a_server_that_is_down_or_busy_is_waited_out(message: str) -> None:
+    exc = psycopg.OperationalError(message)
+    assert fatal_reason(exc) is None and is_transient(exc)
