@@ -7,12 +7,19 @@ job. Each contender enqueues through its own API. Percentiles pool all runs.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import queue
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
+
+import psycopg
 
 from .. import verdicts
 from ..contenders import registry
+from ..contenders.base import paced, payload
 from ..contenders.peer_pgqueuer import Pgqueuer
 from ..contenders.peer_procrastinate import Procrastinate
 from ..contenders.pgq_worker import PgqWorker
@@ -24,6 +31,68 @@ from ..stats import ms, percentile
 WORKERS = 10
 
 
+class Floor:
+    """The floor: a bare LISTEN -> handler hop, no queue at all, with a worker's thread structure.
+
+    The producer sends `NOTIFY pickup_floor, '<payload>'` in a transaction of
+    its own (no table, so no WAL flush at commit); one listener thread on its
+    own connection hands each notification's payload through a SimpleQueue to
+    one of WORKERS handler threads, which start the "job". Whatever a queue
+    adds (the enqueue's INSERT and commit, the claim) is above this line.
+    """
+
+    name = "floor: bare LISTEN -> handler hop (no queue)"
+    CHANNEL = "pickup_floor"
+
+    def __init__(self, server: Any, dbname: str = "bench_pickup_floor") -> None:
+        self.server = server
+        self.dbname = dbname
+        self.dsn = ""
+        self.on_job: Callable[[dict[str, Any]], None] = lambda payload: None
+
+    def setup(self) -> None:
+        self.dsn = self.server.recreate(self.dbname)
+
+    def load(self, n: int) -> None:
+        return None
+
+    def enqueue_timed(self, n: int, per_second: float) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            paced(n, per_second, lambda i, t: conn.execute("select pg_notify(%s, %s)",
+                                                           (self.CHANNEL, json.dumps(payload(i, t)))))
+
+    def serve(self, workers: int, until: Callable[[], bool], timeout_s: float) -> None:
+        jobs: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def listener() -> None:
+            with psycopg.connect(self.dsn, autocommit=True) as conn:
+                conn.execute(f"listen {self.CHANNEL}")
+                while not stop.is_set():
+                    for note in conn.notifies(timeout=0.5):
+                        jobs.put(json.loads(note.payload))
+
+        def handler() -> None:
+            while (job := jobs.get()) is not None:
+                self.on_job(job)
+
+        threads = [threading.Thread(target=listener, daemon=True)]
+        threads += [threading.Thread(target=handler, daemon=True) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + timeout_s
+        while not until() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        for _ in range(workers):
+            jobs.put(None)
+        for t in threads:
+            t.join(10)
+
+    def close(self) -> None:
+        self.server.drop(self.dbname)
+
+
 def _produce(cls: type, dsn: str, n: int, per_second: float) -> None:
     c = cls(None)
     c.dsn = dsn
@@ -33,7 +102,7 @@ def _produce(cls: type, dsn: str, n: int, per_second: float) -> None:
 def run(ctx: Context) -> Section:
     p = ctx.profile
     contenders: list[Any] = [PgqWorker(ctx.server), Seed004(ctx.server), Procrastinate(ctx.server),
-                             Pgqueuer(ctx.server)]
+                             Pgqueuer(ctx.server), Floor(ctx.server)]
     more, skipped = registry.others(ctx.server)
     contenders += more
     lat: dict[str, list[float]] = {c.name: [] for c in contenders}
@@ -85,7 +154,9 @@ def run(ctx: Context) -> Section:
             "pgmq: its insert notifications on (throttle 0 ms), loops woken by one LISTEN connection, read 1 + "
             "delete. pg-boss: `useListenNotify`, queue `notify: true`, `localConcurrency: 10`, batchSize 1. "
             "BullMQ: Worker `concurrency: 10`. Node contenders time the handler start in Node (the pipe to the "
-            "runner is not counted)."
+            "runner is not counted). Floor: no queue, a bare `NOTIFY` -> one listener thread -> 10 handler "
+            "threads (a SimpleQueue between them), the thread structure of pgq's worker, to show what the "
+            "machine's wake-ups cost by themselves."
         ),
         tables=[Table(caption="pickup latency", headers=["contender", "jobs", "p50", "p95", "p99"], rows=rows)],
         seed=(
@@ -100,6 +171,13 @@ def run(ctx: Context) -> Section:
                               detail=f"{ms(percentile(w, 50))} ({len(w)} of {total} jobs seen)"))
     sec.targets.append(Target(name="idle pickup p99 ≤ 20 ms", holds=bool(w) and percentile(w, 99) <= 0.020,
                               detail=ms(percentile(w, 99))))
+    floor = lat[Floor.name]
+    if w and floor:
+        gap = percentile(w, 50) - percentile(floor, 50)
+        sec.targets.append(Target(name="idle pickup p50 within 0.3 ms of the floor (bare LISTEN -> handler)",
+                                  holds=gap <= 0.0003,
+                                  detail=f"{gap * 1000:+.2f} ms ({ms(percentile(w, 50))} vs floor "
+                                         f"{ms(percentile(floor, 50))})"))
     sec.targets += _versus_others(w, lat)
     return sec
 

@@ -380,19 +380,22 @@ class AsyncWorker:
                 backoff.reset()
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
-                fresh = ledger.settle(rnd, answer, pool.connection)
-                if fresh and self._stopping:
-                    ledger.release(fresh, RELEASED)
-                elif fresh:
-                    for ctx in fresh:
-                        self._jobs[ctx.lane].put_nowait(ctx)
-                    if rnd.claim is not None and len(fresh) == rnd.claim.n:
-                        waker.wake_one()  # a full claim: there is likely more, let another idle loop claim too
+                self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
                 await asyncio.sleep(0)  # async-only: let handlers run between back-to-back rounds
         finally:
             waker.disarm(i)
             if conn is not None:
                 await pool.putconn(conn)
+
+    def _dispatch(self, rnd: Round, fresh: list[JobContext]) -> None:
+        """Hand newly claimed jobs to their lanes' handlers (or give them back when stopping)."""
+        if fresh and self._stopping:
+            self._ledger.release(fresh, RELEASED)
+        elif fresh:
+            for ctx in fresh:
+                self._jobs[ctx.lane].put_nowait(ctx)
+            if rnd.claim is not None and len(fresh) == rnd.claim.n:
+                self._waker.wake_one()  # a full claim: there is likely more, let another idle loop claim too
 
     async def _last_round(self) -> None:
         """Record what is left (outcomes, releases) in one try; whatever fails is reaped later."""
@@ -485,14 +488,45 @@ class AsyncWorker:
         pinged = time.monotonic()
         while not self._halt.is_set():
             if self.options.listen:
-                async for note in conn.notifies(timeout=LISTEN_SLICE):
-                    if self._plan.hint(note.payload):
-                        self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
+                news = False
+                # stop_after=1: out of the generator (which holds the connection) to claim on it;
+                # notifications that arrive meanwhile wait in psycopg's backlog.
+                async for note in conn.notifies(timeout=LISTEN_SLICE, stop_after=1):
+                    news = self._plan.hint(note.payload) or news
+                if news and not await self._claim_here(conn):
+                    self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
             else:
                 await self._halt.wait_for(LISTEN_SLICE)
             if time.monotonic() - pinged >= PING_EVERY:
                 await conn.execute(sql.PING)
                 pinged = time.monotonic()
+
+    async def _claim_here(self, conn: AsyncConnection) -> bool:
+        """An idle worker claims on the listener's own connection, at once: no hop to a claim loop.
+
+        Only when no round is on its way (the claim loops are idle; under load
+        they carry the claims). The connection holds the liveness key the
+        claim records. False when there is nothing to claim here: the caller
+        wakes a claim loop instead. An error propagates (the listener
+        reconnects) after the round's outcomes are handed back.
+        """
+        ledger, pool = self._ledger, self.pool
+        if pool is None or ledger.in_flight > 0 or self._stopping or not self._owner_ready:
+            return False
+        if not (ledger.any_free() and self._plan.any()):
+            return False
+        rnd = ledger.take_round(claim=True)
+        if rnd.claim is None:
+            if not rnd.empty:
+                ledger.carry(rnd)  # outcomes only: a claim loop sends them
+            return False
+        try:
+            answer = await send_round(conn, rnd)
+        except BaseException:
+            ledger.carry(rnd)
+            raise
+        self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+        return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------
 
