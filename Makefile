@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint docs clean
+.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -76,8 +76,9 @@ bench-profile: db ## Where q.claim's time goes: pg_stat_statements, auto_explain
 soak: db ## Long reliability suites (bounded, self-stopping); updates RELIABILITY.md
 	cd tests && ../$(PY) -m reliability.soak.run $(ARGS)
 
-verify: deps ## Check generated artifacts: frozen SQL snapshots unchanged, one Alembic head
+verify: deps ## Check generated artifacts: frozen SQL snapshots unchanged, one Alembic head, sync code from async
 	$(PY) scripts/verify_frozen.py
+	$(PY) tools/async_to_sync.py --check
 
 revision: deps ## Start an Alembic revision: make revision NAME="what changes"
 	$(PY) scripts/new_revision.py "$(NAME)"
@@ -86,8 +87,13 @@ revision: deps ## Start an Alembic revision: make revision NAME="what changes"
 docs: deps ## Build the documentation site into .docs-build/site (warnings are errors)
 	$(PY) scripts/build_docs.py
 
-lint: deps ## ruff
+lint: deps ## ruff, mypy --strict on pgq_client, and the generated sync code is current
 	$(VENV)/bin/ruff check --quiet .
+	cd python_client && ../$(VENV)/bin/mypy --strict pgq_client
+	$(PY) tools/async_to_sync.py --check
+
+generate: deps ## Regenerate the sync code from its async source (tools/async_to_sync.py)
+	$(PY) tools/async_to_sync.py
 
 clean: stop ## Stop and delete the embedded cluster
 	rm -rf .pg

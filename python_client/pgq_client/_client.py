@@ -23,7 +23,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row, scalar_row
+from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
@@ -148,7 +148,7 @@ def fail_many(
     """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
     batch = list(failures)
     params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
-    with conn.cursor(row_factory=class_row(Outcome.of_fail)) as cur:
+    with conn.cursor(row_factory=kwargs_row(Outcome.of_fail)) as cur:
         cur.execute(sql.FAIL_MANY, params)
         return cur.fetchall()
 
@@ -163,7 +163,7 @@ def heartbeat_many(
 ) -> list[Outcome]:
     """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`)."""
     batch = list(jobs)
-    with conn.cursor(row_factory=class_row(Outcome.of_beat)) as cur:
+    with conn.cursor(row_factory=kwargs_row(Outcome.of_beat)) as cur:
         cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease))
         return cur.fetchall()
 

@@ -21,7 +21,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row, scalar_row
+from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
@@ -146,7 +146,7 @@ async def fail_many(
     """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
     batch = list(failures)
     params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
-    async with conn.cursor(row_factory=class_row(Outcome.of_fail)) as cur:
+    async with conn.cursor(row_factory=kwargs_row(Outcome.of_fail)) as cur:
         await cur.execute(sql.FAIL_MANY, params)
         return await cur.fetchall()
 
@@ -161,7 +161,7 @@ async def heartbeat_many(
 ) -> list[Outcome]:
     """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`)."""
     batch = list(jobs)
-    async with conn.cursor(row_factory=class_row(Outcome.of_beat)) as cur:
+    async with conn.cursor(row_factory=kwargs_row(Outcome.of_beat)) as cur:
         await cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease))
         return await cur.fetchall()
 

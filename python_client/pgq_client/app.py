@@ -162,7 +162,7 @@ class App:
                 raise ValueError(f"queue {q!r} already has a task: {self.tasks[q].name}")
             task: Task[P] = Task(fn, queue=q, payload=payload, lease=lease, max_attempts=max_attempts,
                                  concurrency=concurrency, priority=priority, batch_size=batch_size,
-                                 name=name or getattr(fn, "__qualname__", q))
+                                 name=str(name or getattr(fn, "__qualname__", q)))
             self.tasks[q] = task
             return task
 
@@ -200,7 +200,8 @@ class App:
         """A worker for every task (or those of queues), threads or asyncio as :attr:`is_async` says."""
         from .worker import AsyncWorker, Worker
 
-        return self._make(AsyncWorker if self.is_async else Worker, queues, options)
+        made: Worker | AsyncWorker = self._make(AsyncWorker if self.is_async else Worker, queues, options)
+        return made
 
     def _make(self, cls: Any, queues: Sequence[str] | None, options: dict[str, Any]) -> Any:
         from .worker._async_worker import Hooks

@@ -271,7 +271,7 @@ def server() -> Iterator[str]:
 
 
 def _on(url: str, dbname: str) -> str:
-    return make_conninfo(**{**conninfo_to_dict(url), "dbname": dbname})
+    return make_conninfo(url, dbname=dbname)
 
 
 def create_database(server_url: str, *, template: str | None = None, migrate: bool = True) -> str:
@@ -323,7 +323,7 @@ if pytest is not None:
     def pgq_template(pgq_server: str) -> Iterator[str]:
         """A migrated database, migrated once per session and copied for each test."""
         url = create_database(pgq_server)
-        yield conninfo_to_dict(url)["dbname"]
+        yield str(conninfo_to_dict(url)["dbname"])
         drop_database(url)
 
     @pytest.fixture

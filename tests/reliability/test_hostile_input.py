@@ -16,8 +16,8 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pgq_client import claim, complete
 from pgq_client import _queries as sql
+from pgq_client import claim, complete
 from psycopg.types.json import Jsonb
 
 from .figures import record

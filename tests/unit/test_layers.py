@@ -23,12 +23,13 @@ def test_the_readme_table_of_worker_arguments_is_the_declared_one() -> None:
     begin, end = "<!-- worker-options:begin (generated from WorkerOptions) -->\n", "<!-- worker-options:end -->"
     assert begin in readme and end in readme
     table = readme.split(begin, 1)[1].split(end, 1)[0]
-    assert table == docs_table(), "run: python -c 'from pgq_client.worker.options import docs_table; print(docs_table())'"
+    assert table == docs_table(), "paste pgq_client.worker.options.docs_table() into the README"
 
 
 def test_every_option_reaches_both_workers_the_app_and_the_command() -> None:
-    from pgq_client.cli._commands import worker as command
     import inspect
+
+    from pgq_client.cli._commands import worker as command
 
     given = {"concurrency": 3, "batch_size": 7, "claim_loops": 2, "lease": 5.0, "poll_interval": 0.5,
              "listen": False, "pgbouncer": True, "grace_period": 1.0, "reap_interval": 2.0, "name": "n",
@@ -43,3 +44,25 @@ def test_every_option_reaches_both_workers_the_app_and_the_command() -> None:
     cli = set(inspect.signature(command).parameters)
     declared = {name for name, f in WorkerOptions.__dataclass_fields__.items() if f.metadata["cli"]}
     assert declared <= cli and {"database_url", "connect_kwargs"}.isdisjoint(cli)
+
+
+def test_the_generator_drops_async_keeps_comments_and_honours_the_markers() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import async_to_sync
+
+    source = (
+        '"""Talks to an AsyncConnection."""\n'
+        "from ._acompat import AEvent\n\n\n"
+        "async def f(conn: AsyncConnection) -> None:\n"
+        "    # why: one round trip\n"
+        "    async with conn.cursor() as cur:\n"
+        "        await cur.execute('select 1')\n"
+        "    await asyncio.sleep(0)  # async-only\n"
+        "    x = 1  # sync: x = 2\n"
+        "    AEvent().set()\n"
+    )
+    out = async_to_sync.translate(source, "x.py")
+    assert "async" not in out.split("\n", 2)[2] and "await" not in out
+    assert '"""Talks to an Connection."""' in out and "# why: one round trip" in out
+    assert "asyncio.sleep" not in out and "    x = 2\n" in out
+    assert "from ._compat import Event" in out and "Event().set()" in out

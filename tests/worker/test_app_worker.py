@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 import pytest
 from pgq_client import App, JobContext
-from worker_support import DONE_TABLE, prepare, ready, scalar, wait_for
+from worker_support import DONE_TABLE, prepare, scalar, wait_for
 
 
 def most_at_once(url: str, queue: str) -> int:

@@ -11,8 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pgq_client import JobContext, Worker, enqueue
-from pgq_client import AsyncWorker
+from pgq_client import AsyncWorker, JobContext, Worker, enqueue
 from psycopg.conninfo import conninfo_to_dict
 from worker_support import listener_pids, prepare, scalar, wait_for
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pgq_client import JobContext, Worker, enqueue
-from pgq_client import AsyncWorker
+from pgq_client import AsyncWorker, JobContext, Worker, enqueue
 from pydantic import BaseModel
 from worker_support import prepare, scalar, wait_for
 

@@ -48,8 +48,8 @@ from .. import aio
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
 from ._acompat import AEvent, AQueue, Handle, QueueEmpty, acall, acall_hook, ainstall_signals, ajoin, aspawn
-from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._lanes import Lane
+from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._payload import InvalidPayload, convert
 from ._plan import ClaimPlan
 from ._round_trip import build, read
@@ -290,7 +290,8 @@ class AsyncWorker:
     async def _check_session_pooling(self, conn: AsyncConnection) -> None:
         """Refuse a transaction pooler: the liveness connection must keep one server session."""
         first = await _scalar(conn, sql.BACKEND_PID)
-        async with await psycopg.AsyncConnection.connect(self._url, **self.options.connection_kwargs("startup")) as other:
+        kwargs = self.options.connection_kwargs("startup")
+        async with await psycopg.AsyncConnection.connect(self._url, **kwargs) as other:
             async with other.transaction():
                 await other.execute(sql.BACKEND_PID_HELD)
                 second = await _scalar(conn, sql.BACKEND_PID)

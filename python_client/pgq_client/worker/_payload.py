@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 Converter = Callable[[Any], Any]
 
@@ -18,9 +18,9 @@ def converter(hook: Any) -> Converter | None:
         return None
     validate = getattr(hook, "model_validate", None)
     if isinstance(hook, type) and callable(validate):
-        return validate  # pydantic v2 model
+        return cast(Converter, validate)  # pydantic v2 model
     if callable(hook):
-        return hook
+        return cast(Converter, hook)
     raise TypeError(f"payload hook must be a pydantic model or a callable, got {hook!r}")
 
 

@@ -289,7 +289,8 @@ class Worker:
     def _check_session_pooling(self, conn: Connection) -> None:
         """Refuse a transaction pooler: the liveness connection must keep one server session."""
         first = _scalar(conn, sql.BACKEND_PID)
-        with psycopg.Connection.connect(self._url, **self.options.connection_kwargs("startup")) as other:
+        kwargs = self.options.connection_kwargs("startup")
+        with psycopg.Connection.connect(self._url, **kwargs) as other:
             with other.transaction():
                 other.execute(sql.BACKEND_PID_HELD)
                 second = _scalar(conn, sql.BACKEND_PID)

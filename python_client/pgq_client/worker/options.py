@@ -151,7 +151,7 @@ class WorkerOptions:
         return not self.pgbouncer
 
     def connection_kwargs(self, role: str) -> dict[str, Any]:
-        """psycopg.connect keyword arguments for the pool ("worker"), the listener ("listener") or the start-up checks."""
+        """psycopg.connect keyword arguments: the pool ("worker"), the listener ("listener"), the checks ("startup")."""
         kwargs: dict[str, Any] = {"autocommit": True, "application_name": f"pgq-{role}:{self.name}"[:63]}
         if self.pgbouncer:
             # Transaction pooling: no named prepared statements, no session state.
@@ -169,7 +169,8 @@ def defaults() -> dict[str, Any]:
     """Each option's default value (the name's is computed per process)."""
     out: dict[str, Any] = {}
     for f in fields(WorkerOptions):
-        out[f.name] = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+        factory = f.default_factory
+        out[f.name] = factory() if f.default is MISSING and callable(factory) else f.default
     return out
 
 
