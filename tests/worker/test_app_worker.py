@@ -84,3 +84,37 @@ def test_app_refuses_two_tasks_on_one_queue_and_unknown_options() -> None:
         App(concurrenc=3)
     with pytest.raises(ValueError, match="no task for queue 'y'"):
         app.worker(queues=["y"])
+
+
+def test_plain_tasks_of_an_async_worker_run_at_their_full_concurrency(db_url: str) -> None:
+    """asyncio's default executor has 6 threads on 2 cores: a task with concurrency 10 must get 10."""
+    import asyncio
+    import threading
+
+    app = App(database_url=db_url, poll_interval=0.2)
+    together = threading.Barrier(10, timeout=10)
+
+    @app.task(queue="plain", concurrency=10)
+    def plain(payload: dict[str, Any]) -> None:
+        together.wait()  # breaks (and the job fails) unless 10 run at once
+
+    @app.task(queue="coro", concurrency=1)
+    async def coro(payload: dict[str, Any]) -> None:
+        return None
+
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select q.configure('plain', keep_completed => true)")
+        plain.enqueue_many(conn, [{"n": i} for i in range(10)])
+
+    async def main() -> None:
+        worker = app.worker()
+        task = asyncio.create_task(worker.run(install_signal_handlers=False))
+        for _ in range(300):
+            if scalar(db_url, "select count(*) from q.job_history") >= 10:
+                break
+            await asyncio.sleep(0.05)
+        worker.stop()
+        await asyncio.wait_for(task, 15)
+
+    asyncio.run(main())
+    assert scalar(db_url, "select count(*) from q.job_history where state = 'completed'") == 10

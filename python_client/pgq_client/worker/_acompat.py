@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 AQueue = asyncio.Queue
@@ -47,12 +50,23 @@ async def ajoin(handles: Iterable[asyncio.Task[None]], timeout: float, *, cancel
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-async def acall(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool) -> None:
+def handler_threads(count: int) -> ThreadPoolExecutor | None:
+    """The threads plain handlers of an async worker run in: one per slot of their lanes.
+
+    asyncio's default executor has min(32, cpus + 4) threads: on 2 cores, 6
+    jobs of a task with concurrency 10 would run at once.
+    """
+    return ThreadPoolExecutor(max_workers=count, thread_name_prefix="pgq-handler") if count else None
+
+
+async def acall(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool,
+                threads: ThreadPoolExecutor | None = None) -> None:
     """Run one handler: a coroutine is awaited; a plain function runs in a thread (the loop goes on)."""
     if is_async:
         await handler(*args)
         return
-    outcome = await asyncio.to_thread(handler, *args)
+    call = functools.partial(contextvars.copy_context().run, handler, *args)
+    outcome = await asyncio.get_running_loop().run_in_executor(threads, call)
     if isinstance(outcome, Awaitable):
         await outcome
 

@@ -47,7 +47,18 @@ from .. import _queries as sql
 from .. import aio
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
-from ._acompat import AEvent, AQueue, Handle, QueueEmpty, acall, acall_hook, ainstall_signals, ajoin, aspawn
+from ._acompat import (
+    AEvent,
+    AQueue,
+    Handle,
+    QueueEmpty,
+    acall,
+    acall_hook,
+    ainstall_signals,
+    ajoin,
+    aspawn,
+    handler_threads,
+)
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._payload import InvalidPayload, convert
@@ -153,6 +164,7 @@ class AsyncWorker:
         self._loop_handles: list[Handle] = []
         self._runner: Handle | None = None
         self.pool: AsyncConnectionPool[Any] | None = None
+        self._threads = handler_threads(sum(lane.concurrency for lane in self.lanes if not lane.is_async))
 
     # -- public control -----------------------------------------------------------------
 
@@ -453,7 +465,7 @@ class AsyncWorker:
                 ledger.release([ctx], RELEASED)
                 waker.wake_one()
                 continue
-            if ledger.report(await run_job(lane, ctx)):
+            if ledger.report(await run_job(lane, ctx, self._threads)):
                 waker.wake_one()
 
     # -- the listener: liveness key and LISTEN ---------------------------------------
@@ -593,10 +605,12 @@ class AsyncWorker:
                 await acall_hook(hook)
             except Exception as exc:  # noqa: BLE001 - a hook's failure must not hide the stop
                 ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="shutdown hook", error=summary(exc))
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-async def run_job(lane: Lane, ctx: JobContext) -> Result:
+async def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing."""
     started = time.perf_counter()
     ctx.started = started
@@ -607,7 +621,7 @@ async def run_job(lane: Lane, ctx: JobContext) -> Result:
         return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
     args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
     try:
-        await acall(lane.handler, args, lane.is_async)
+        await acall(lane.handler, args, lane.is_async, threads)
     except (JobCancelled, JobLost):
         return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
     except asyncio.CancelledError:  # async-only

@@ -42,7 +42,12 @@ def join(handles: Iterable[threading.Thread], timeout: float, *, cancel: bool = 
         thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def call(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool) -> None:
+def handler_threads(count: int) -> Any:
+    """The threaded worker runs each handler in its own slot's thread: no executor (None)."""
+    return None
+
+
+def call(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool, threads: Any = None) -> None:
     """Run one handler in this thread (a coroutine function gets an event loop of its own)."""
     if is_async:
         asyncio.run(handler(*args))

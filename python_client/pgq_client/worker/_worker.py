@@ -48,7 +48,18 @@ from .. import _client
 from .. import _queries as sql
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
-from ._compat import Event, Handle, Queue, QueueEmpty, call, call_hook, install_signals, join, spawn
+from ._compat import (
+    Event,
+    Handle,
+    Queue,
+    QueueEmpty,
+    call,
+    call_hook,
+    handler_threads,
+    install_signals,
+    join,
+    spawn,
+)
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._payload import InvalidPayload, convert
@@ -154,6 +165,7 @@ class Worker:
         self._loop_handles: list[Handle] = []
         self._runner: Handle | None = None
         self.pool: ConnectionPool[Any] | None = None
+        self._threads = handler_threads(sum(lane.concurrency for lane in self.lanes if not lane.is_async))
 
     # -- public control -----------------------------------------------------------------
 
@@ -450,7 +462,7 @@ class Worker:
                 ledger.release([ctx], RELEASED)
                 waker.wake_one()
                 continue
-            if ledger.report(run_job(lane, ctx)):
+            if ledger.report(run_job(lane, ctx, self._threads)):
                 waker.wake_one()
 
     # -- the listener: liveness key and LISTEN ---------------------------------------
@@ -586,10 +598,12 @@ class Worker:
                 call_hook(hook)
             except Exception as exc:  # noqa: BLE001 - a hook's failure must not hide the stop
                 ev.emit(self.log, logging.ERROR, ev.DB_ERROR, component="shutdown hook", error=summary(exc))
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-def run_job(lane: Lane, ctx: JobContext) -> Result:
+def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing."""
     started = time.perf_counter()
     ctx.started = started
@@ -600,7 +614,7 @@ def run_job(lane: Lane, ctx: JobContext) -> Result:
         return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
     args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
     try:
-        call(lane.handler, args, lane.is_async)
+        call(lane.handler, args, lane.is_async, threads)
     except (JobCancelled, JobLost):
         return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
     except BaseException as exc:  # noqa: BLE001 - a handler's failure is data for q.fail
