@@ -47,7 +47,7 @@ class JobContext:
 
     __slots__ = (
         "job", "payload", "status", "worker_stopping", "lease_seconds", "next_beat", "owner", "finished", "_event",
-        "lane", "started", "_connection",
+        "lane", "started", "_connection", "given_back",
     )
 
     def __init__(self, job: Job, lease_seconds: float, owner: int, lane: int = 0,
@@ -64,6 +64,7 @@ class JobContext:
         self.lane = lane  # the worker's lane (task) this job belongs to
         self.started = 0.0  # perf_counter() when its handler started
         self._connection = connection
+        self.given_back = False  # released by the worker (counted as finished then)
 
     @property
     def id(self) -> int:

@@ -40,7 +40,8 @@ def test_the_answer_is_read_by_column_name() -> None:
         {"lease_until": now, "token": token, "priority": 0, "crashes": 0, "attempt": 1, "payload": [1],
          "queue": "a", "status": None, "id": 5, "kind": "j"},
     ]
-    answer = read(rows)
+    columns = ["lease_until", "token", "priority", "crashes", "attempt", "payload", "queue", "status", "id", "kind"]
+    answer = read(columns, [[row.get(c) for c in columns] for row in rows])
     assert answer.completed == {1} and answer.failed == {2: FailStatus.DEAD} and answer.released == {3}
     assert answer.claimed == [Job(5, "a", [1], 1, 0, 0, token, now)]
 

@@ -637,9 +637,10 @@ async def send_round(conn: AsyncConnection, rnd: Round) -> Answer:
     built = build(rnd)
     if built is None:
         return Answer()
-    async with conn.cursor(row_factory=dict_row) as cur:
+    async with conn.cursor() as cur:
         await cur.execute(*built)
-        return read(await cur.fetchall())
+        rows = await cur.fetchall()
+        return read([c.name for c in cur.description or ()], rows)
 
 
 async def _scalar(conn: AsyncConnection, query: str) -> Any:

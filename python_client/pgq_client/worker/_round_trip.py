@@ -11,7 +11,7 @@ the rows, read as dicts by column name, to :func:`read`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -49,17 +49,25 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
     return _statement(names), [v for p in names for v in parts[p]]
 
 
-def read(rows: Iterable[Mapping[str, Any]]) -> Answer:
-    """The database's answer from the round's rows (dicts by column name)."""
+def read(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Answer:
+    """The database's answer from the round's rows, each column found by its name.
+
+    The names are looked up once per round (``columns`` is the cursor's
+    description), not per row: a dict per row cost ~1.5 us of a claimed job's
+    ~30 us of client CPU.
+    """
+    at = {name: i for i, name in enumerate(columns)}
+    kind_, id_, status_ = at["kind"], at["id"], at["status"]
+    job_ = [at[c] for c in _JOB_COLUMNS]
     answer = Answer()
     for row in rows:
-        kind = row["kind"]
+        kind = row[kind_]
         if kind == "j":
-            answer.claimed.append(Job(**{c: row[c] for c in _JOB_COLUMNS}))
+            answer.claimed.append(Job(*[row[i] for i in job_]))
         elif kind == "c":
-            answer.completed.add(row["id"])
+            answer.completed.add(row[id_])
         elif kind == "f":
-            answer.failed[row["id"]] = FailStatus(row["status"])
+            answer.failed[row[id_]] = FailStatus(row[status_])
         else:
-            answer.released.add(row["id"])
+            answer.released.add(row[id_])
     return answer

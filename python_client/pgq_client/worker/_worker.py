@@ -628,9 +628,10 @@ def send_round(conn: Connection, rnd: Round) -> Answer:
     built = build(rnd)
     if built is None:
         return Answer()
-    with conn.cursor(row_factory=dict_row) as cur:
+    with conn.cursor() as cur:
         cur.execute(*built)
-        return read(cur.fetchall())
+        rows = cur.fetchall()
+        return read([c.name for c in cur.description or ()], rows)
 
 
 def _scalar(conn: Connection, query: str) -> Any:
