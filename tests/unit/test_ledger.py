@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -88,12 +89,14 @@ def test_lanes_have_their_own_slots_and_a_full_lane_does_not_block_another() -> 
 def test_automatic_batches_grow_by_littles_law_for_short_jobs_up_to_20x() -> None:
     books = ledger(lane(concurrency=10), loops=4)
     assert books.capacity() == 10 and books.round_size() == 3
-    books.round_seconds = 0.002
-    books._books[0].job_seconds = 0.0001  # a 0.1 ms job against a 2 ms round trip
+    held = claim_and_settle(books, range(1, 4))
+    for _ in range(30):
+        books.timed(0.01)  # round trips of 10 ms
+    books.report(Result(ResultKind.COMPLETE, held[0], seconds=0.0001))  # a 0.1 ms job
     books.retune()
-    assert books.capacity() == 10 + min(4 * 200 - 10, 4 * 10 * 20)
+    assert books.capacity() == 10 + min(4 * 200 - 10, math.ceil(4 * 10 * books.round_seconds / 0.0001))
     assert books.round_size() == 200, "one claim is at most 20x the concurrency"
-    books._books[0].job_seconds = 10.0  # long jobs: no prefetch, nothing hoarded
+    books.report(Result(ResultKind.COMPLETE, held[1], seconds=50.0))  # long jobs: no prefetch, nothing hoarded
     books.retune()
     assert books.capacity() == 10 + 1
 
