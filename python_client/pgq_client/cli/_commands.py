@@ -376,6 +376,30 @@ def metrics(
         exporter.stop()
 
 
+@app.command()
+def dashboard(
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8080,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on. The dashboard has no login: keep it local or behind a proxy.")
+    ] = "127.0.0.1",
+    read_only: Annotated[bool, typer.Option("--read-only", help="Show no actions, whatever the role may do.")] = False,
+    root_path: Annotated[
+        str, typer.Option("--root-path", help="URL prefix when served under a path of a proxy, e.g. /pgq.")
+    ] = "",
+) -> None:
+    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C."""
+    need_extra("dashboard", "starlette", "jinja2", "uvicorn", "multipart", "psycopg_pool")
+    from ..dashboard import serve
+
+    url = _url()
+    with database() as conn:  # fail fast, with the usual one-line messages, if the database is not there
+        conn.execute("select 1")
+    mode = "read-only" if read_only else "actions as the database role allows"
+    out.print(f"serving the pgq dashboard at http://{host}:{port}{root_path}/ ({mode})", highlight=False)
+    sys.stdout.flush()
+    serve(url, host=host, port=port, read_only=read_only, root_path=root_path)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
