@@ -64,6 +64,12 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "# conftest.py"):
         "two files of a pytest suite in one block, around a signup() the README does not define;"
         " the plugin and run_jobs are tested in tests/worker/test_testing_helpers.py",
+    ("README.md", "pgq metrics --port 9632"):
+        "a server on a fixed port that another test run on this shared machine may hold; the exporter is"
+        " served and scraped in tests/observe/test_exporter.py",
+    ("README.md", "pgq dashboard                    # http://127.0.0.1:8080/"):
+        "a server on a fixed port (8080) that another test run on this shared machine may hold; the"
+        " dashboard is served and driven in headless Chromium by its own tests",
     ("README.md", "make bench            # about 20-25 minutes"):
         "20 minutes and more; make bench-quick runs in tests/bench/test_bench_quick.py",
 }
