@@ -36,6 +36,11 @@ MODULES: list[tuple[str, list[str] | None]] = [
 SKIP = {"CHANNEL"}  # constants, documented in their module's text
 
 
+def inline(text: str) -> str:
+    """rST's ``code`` as Markdown's `code`."""
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
+
+
 def markdown(doc: str | None) -> str:
     """A docstring as Markdown."""
     if not doc:
@@ -48,7 +53,7 @@ def markdown(doc: str | None) -> str:
     while i < len(lines):
         line = lines[i]
         if line.rstrip().endswith("::") and not line.strip().startswith(".."):
-            out.append(line.rstrip()[:-1] if line.strip() != "::" else "")
+            out.append(inline(line.rstrip()[:-1]) if line.strip() != "::" else "")
             i += 1
             while i < len(lines) and not lines[i].strip():
                 i += 1
@@ -60,17 +65,20 @@ def markdown(doc: str | None) -> str:
                 block.pop()
             out += ["", "```python", *inspect.cleandoc("\n".join(block)).splitlines(), "```", ""]
             continue
-        if re.match(r"^=+(\s+=+)+\s*$", line):  # an rST simple table: keep it as text
-            start = i
+        if re.match(r"^=+(\s+=+)+\s*$", line):  # an rST simple table (no header): a Markdown table
+            starts = [m.start() for m in re.finditer(r"=+", line)]
             i += 1
+            rows = []
             while i < len(lines) and not re.match(r"^=+(\s+=+)+\s*$", lines[i]):
+                cells = [inline(lines[i][a:b].strip()) for a, b in zip(starts, [*starts[1:], None], strict=True)]
+                rows.append("| " + " | ".join(cells) + " |")
                 i += 1
-            out += ["```text", *lines[start:i + 1], "```"]
+            out += ["", "| " + " | ".join(" " for _ in starts) + " |", "|" + "---|" * len(starts), *rows, ""]
             i += 1
             continue
-        out.append(line)
+        out.append(inline(line))
         i += 1
-    return "\n".join(out).replace("``", "`")
+    return "\n".join(out)
 
 
 def signature(name: str, obj: Any) -> str:
