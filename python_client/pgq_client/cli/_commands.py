@@ -422,10 +422,34 @@ def dashboard(
     serve(url, host=host, port=port, read_only=read_only, root_path=root_path)
 
 
+def hoist_database_url(argv: list[str]) -> list[str]:
+    """``--database-url`` belongs to ``pgq`` itself; accept it after the command's name too.
+
+    ``pgq worker tasks:f -q emails --database-url URL`` reads as ``pgq --database-url URL worker ...``
+    (typer would otherwise answer "No such option"). Only the option's own spellings move
+    (``--database-url URL``, ``--database-url=URL``); everything else keeps its place.
+    """
+    moved: list[str] = []
+    kept: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--database-url" and i + 1 < len(argv):
+            moved += argv[i:i + 2]
+            i += 2
+            continue
+        if arg.startswith("--database-url="):
+            moved.append(arg)
+        else:
+            kept.append(arg)
+        i += 1
+    return moved + kept
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        app(args=hoist_database_url(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit(130)
 
