@@ -8,8 +8,10 @@
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
 \ir schema/050_sessions.sql
+\ir schema/055_enqueue_receipts.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
+\ir internal/payload_size.sql
 \ir internal/check_job_options.sql
 \ir internal/check_claim.sql
 \ir internal/check_claims.sql
@@ -18,10 +20,14 @@
 \ir internal/notify_allowed.sql
 \ir internal/notify_queues.sql
 \ir internal/error_entry.sql
+\ir internal/append_error.sql
 \ir internal/lost_reason.sql
 \ir internal/finish.sql
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
+\ir internal/promote_all_due.sql
+\ir internal/purge_history.sql
+\ir internal/purge_receipts.sql
 \ir internal/claim_under_snapshot.sql
 \ir internal/gone_owners.sql
 \ir internal/forget_ended_sessions.sql
@@ -46,3 +52,4 @@
 \ir functions/configure.sql
 \ir functions/stats.sql
 \ir functions/jobs.sql
+\ir owner.sql

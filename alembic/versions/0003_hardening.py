@@ -17,6 +17,19 @@ What an adversarial review found in 0002 (issue 9) and what replaces it:
   owner => q.session_key() from a connection the caller keeps open.
 * NOTIFY is skipped while the notification queue is filling
   (pgq.notify_queue_limit, default 0.5), so it never fails a commit.
+* Bounded storage per job: error messages cut at 4,096 characters, the
+  newest 20 entries kept (fail, fail_many, reap, retry). Payload caps count
+  the decompressed value; the depth cap counts nested containers (101 nested
+  empty arrays are refused). Non-finite run_at is refused (22023).
+* q.claim returns rows in claim order; q.reap visits only queues that have
+  scheduled jobs or history (no loop over every q.queue row); q.heartbeat
+  says 'cancelled' only to the cancelled claim's token
+  (q.job_history.token); q.stats says oldest_waiting NULL when nothing is due.
+* q.enqueue_many takes dedup_keys (one per element) and an idempotency_key
+  for the whole call (receipts in q.enqueue_receipt, 24 hours), so a batch
+  whose commit reply was lost can be retried and returns the same ids.
+* Every pgq object belongs to the NOLOGIN role pgq_owner (owner.sql runs
+  last; the downgrade gives them back to the migration runner).
 
 Downgrade: running claims become lease-only (0002 would read a key without
 its advisory lock as a dead session). Restart workers after a downgrade: a
@@ -67,6 +80,57 @@ select distinct on (l.objid) l.objid::bigint::integer, l.pid, a.backend_start
 on conflict (key) do nothing;
 """
 
+TABLE_DELTAS = """
+alter table q.job_history add column token uuid;
+comment on column q.job_history.token is
+  'For a job cancelled while running: the token of the claim it had, '
+  'so only that claim''s q.heartbeat answers ''cancelled''.';
+comment on column q.job.errors is
+  'The newest 20 failed or lost attempts: [{attempt, at, error, crashed}], each error cut at 4,096 characters.';
+comment on column q.job_history.errors is
+  'The newest 20 failed or lost attempts: [{attempt, at, error, crashed}], each error cut at 4,096 characters.';
+"""
+
+TABLE_DELTAS_DOWN = """
+alter table q.job_history drop column token;
+comment on column q.job.errors is
+  'Every failed or lost attempt: [{attempt, at, error, crashed}].';
+comment on column q.job_history.errors is
+  'Every failed or lost attempt: [{attempt, at, error, crashed}].';
+"""
+
+# Back to the migration runner, as 0002 left them (owner.sql in reverse).
+OWNERSHIP_BACK = """
+do $$
+declare
+  v_ddl text;
+begin
+  foreach v_ddl in array array(
+    select format('alter schema q owner to %I', current_user)
+    union all
+    select format('alter function %s owner to %I', p.oid::regprocedure::text, current_user)
+      from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
+    union all
+    select format('alter table q.%I owner to %I', c.relname, current_user)
+      from pg_catalog.pg_class c
+     where c.relnamespace = 'q'::regnamespace and c.relkind in ('r', 'p') and c.relname <> 'alembic_version'
+    union all
+    select format('alter sequence q.%I owner to %I', c.relname, current_user)
+      from pg_catalog.pg_class c
+     where c.relnamespace = 'q'::regnamespace and c.relkind = 'S'
+       and not exists (select from pg_catalog.pg_depend d
+                        where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype in ('a', 'i'))
+    union all
+    select format('alter type q.%I owner to %I', t.typname, current_user)
+      from pg_catalog.pg_type t join pg_catalog.pg_class c on c.oid = t.typrelid
+     where t.typnamespace = 'q'::regnamespace and c.relkind = 'c'
+  ) loop
+    execute v_ddl;
+  end loop;
+end
+$$;
+"""
+
 RESTORE_SEQUENCE = """
 create sequence q.session_key_seq as integer minvalue 1 cycle;
 comment on sequence q.session_key_seq is
@@ -87,33 +151,71 @@ def execute(sql: str) -> None:
 
 
 def upgrade() -> None:
+    run_frozen("0003", "schema/015_roles.sql")
     run_frozen("0003", "schema/050_sessions.sql")
+    run_frozen("0003", "schema/055_enqueue_receipts.sql")
     execute(CARRY_SESSIONS)
+    execute(TABLE_DELTAS)
     run_frozen("0003", "internal/lock_space.sql")
+    run_frozen("0003", "internal/payload_size.sql")
+    run_frozen("0003", "internal/check_job_options.sql")
     run_frozen("0003", "internal/notify_allowed.sql")
     run_frozen("0003", "internal/notify_queues.sql")
+    run_frozen("0003", "internal/error_entry.sql")
+    run_frozen("0003", "internal/append_error.sql")
+    run_frozen("0003", "internal/finish.sql")
+    run_frozen("0003", "internal/promote_all_due.sql")
+    run_frozen("0003", "internal/purge_history.sql")
+    run_frozen("0003", "internal/purge_receipts.sql")
     run_frozen("0003", "internal/gone_owners.sql")
     run_frozen("0003", "internal/forget_ended_sessions.sql")
     run_frozen("0003", "triggers/notify_enqueued.sql")
     run_frozen("0003", "functions/session_key.sql")
+    run_frozen("0003", "functions/enqueue.sql")
+    execute("drop function q.enqueue_many(text, jsonb, timestamptz, integer, integer)")  # new arguments
+    run_frozen("0003", "functions/enqueue_many.sql")
     run_frozen("0003", "functions/claim.sql")
+    run_frozen("0003", "functions/fail.sql")
+    run_frozen("0003", "functions/heartbeat.sql")
+    run_frozen("0003", "functions/retry.sql")
+    run_frozen("0003", "functions/stats.sql")
     run_frozen("0003", "functions/reap.sql")
+    run_frozen("0003", "owner.sql")
 
 
 def downgrade() -> None:
+    execute(OWNERSHIP_BACK)
     execute(RESTORE_SEQUENCE)
     run_frozen("0001", "functions/claim.sql")
     run_frozen("0001", "functions/reap.sql")
     run_frozen("0001", "functions/session_key.sql")
+    run_frozen("0001", "functions/enqueue.sql")
+    execute("drop function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text)")
+    run_frozen("0001", "functions/enqueue_many.sql")
+    run_frozen("0001", "functions/fail.sql")
+    run_frozen("0001", "functions/heartbeat.sql")
+    run_frozen("0001", "functions/retry.sql")
+    run_frozen("0001", "functions/stats.sql")
     run_frozen("0001", "internal/lock_space.sql")
+    run_frozen("0001", "internal/check_job_options.sql")
     run_frozen("0001", "internal/notify_queues.sql")
+    run_frozen("0001", "internal/error_entry.sql")
+    run_frozen("0001", "internal/finish.sql")
     execute("drop trigger _900_notify_enqueued on q.job")
     run_frozen("0001", "triggers/notify_enqueued.sql")
+    execute(TABLE_DELTAS_DOWN)
     execute(
         "drop function q.gone_owners(integer);"
         " drop function q.forget_ended_sessions(integer);"
         " drop function q.notify_allowed();"
+        " drop function q.append_error(jsonb, jsonb);"
+        " drop function q.payload_size(jsonb);"
+        " drop function q.promote_all_due(integer);"
+        " drop function q.purge_history(integer, timestamp with time zone);"
+        " drop function q.purge_receipts(integer, timestamp with time zone);"
+        " drop table q.enqueue_receipt;"
         " drop table q.session;"
         " drop table q.reaper_turn;"
         " drop sequence q.session_seq;"
     )
+    # pgq_owner stays: roles are cluster-wide and other databases may use them.

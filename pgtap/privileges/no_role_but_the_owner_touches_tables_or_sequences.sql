@@ -2,10 +2,10 @@
 -- through the SECURITY DEFINER functions. Roles get USAGE on the schema
 -- (to call them) and nothing else.
 begin;
-select plan(39);
+select plan(43);
 
 select table_privs_are('q', t, r, '{}'::name[], format('%s has no privilege on table q.%s', r, t))
-  from unnest(array['queue', 'job', 'job_history', 'session', 'reaper_turn']::name[]) t,
+  from unnest(array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt']::name[]) t,
        unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'public']::name[]) r
  order by t, r;
 

@@ -14,10 +14,10 @@ select count(*) from q.claim('mine', 1, lease => '1 hour', owner => :key) \g /de
 select pg_advisory_unlock_all();
 reset all;
 
-select is(q.session_key(), :key, 'after pg_advisory_unlock_all() and RESET ALL the session has the same key');
 select is(q.reap(), 0, 'reap on the claiming connection reaps nothing');
 select is((select state::text || ' ' || owner from q.job where id = :job_id), 'r ' || :key,
   'the job is still running, owned by the key');
+select is(q.session_key(), :key, 'after pg_advisory_unlock_all() and RESET ALL the session has the same key');
 select is((select count(*)::integer from q.job where state = 'r'), 1, 'one job running');
 
 select * from finish();

@@ -18,7 +18,7 @@ ENQUEUE = (
 )
 ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
-    " priority => %s, max_attempts => %s) as id"
+    " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s) as id"
 )
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
@@ -50,7 +50,8 @@ SA_ENQUEUE = (
 )
 SA_ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => :queue, payloads => :payloads, run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts) as id"
+    " priority => :priority, max_attempts => :max_attempts, dedup_keys => cast(:dedup_keys as text[]),"
+    " idempotency_key => :idempotency_key) as id"
 )
 
 # -- the worker's round trip: the calls above as UNION ALL branches of one statement ------------

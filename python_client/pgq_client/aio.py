@@ -64,9 +64,19 @@ async def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
 ) -> list[int]:
-    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order.
+
+    dedup_keys: one per payload (None = no key); a payload whose key a waiting,
+    scheduled or running job of the queue holds gets that job's id instead.
+    idempotency_key: names the whole call. Calling again with the same key
+    (within 24 hours) returns the first call's ids and adds nothing, so a
+    producer whose commit reply was lost can retry the batch safely.
+    """
+    keys = None if dedup_keys is None else list(dedup_keys)
+    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts, keys, idempotency_key)
     return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 

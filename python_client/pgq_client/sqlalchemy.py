@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, text
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 from sqlalchemy.types import DateTime, Integer, String
@@ -41,6 +41,8 @@ _ENQUEUE_MANY = text(sql.SA_ENQUEUE_MANY).bindparams(
     bindparam("run_at", type_=DateTime(timezone=True)),
     bindparam("priority", type_=Integer),
     bindparam("max_attempts", type_=Integer),
+    bindparam("dedup_keys", type_=ARRAY(String)),
+    bindparam("idempotency_key", type_=String),
 )
 
 
@@ -68,7 +70,14 @@ def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
 ) -> list[int]:
-    """Add one job per payload in one statement, inside the current transaction; ids in payload order."""
-    params = dict(queue=queue, payloads=list(payloads), run_at=run_at, priority=priority, max_attempts=max_attempts)
+    """Add one job per payload in one statement, inside the current transaction; ids in payload order.
+
+    dedup_keys (one per payload) and idempotency_key (the whole call: a retry with the same key
+    returns the first call's ids) as in :func:`pgq_client.enqueue_many`.
+    """
+    params = dict(queue=queue, payloads=list(payloads), run_at=run_at, priority=priority, max_attempts=max_attempts,
+                  dedup_keys=None if dedup_keys is None else list(dedup_keys), idempotency_key=idempotency_key)
     return [int(i) for i in bind.execute(_ENQUEUE_MANY, params).scalars()]

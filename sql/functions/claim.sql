@@ -62,24 +62,32 @@ begin
     if current_setting('transaction_isolation') = 'read committed' then
       -- The hot path: the first entries of the claim index, skipping rows
       -- other claimers hold, updated in place by ctid (no id index needed).
+      -- Rows come back in claim order (0003): UPDATE ... RETURNING gives
+      -- them in physical order, so a worker starting a batch front to back
+      -- ran low-priority jobs first.
       return query
-        update q.job j
-           set state = 'r',
-               attempt = j.attempt + 1,
-               token = gen_random_uuid(),
-               lease_until = v_lease_until,
-               owner = v_owner
-         where j.ctid = any(array(
-                 select w.ctid
-                   from q.job w
-                  where w.queue_id = v_queue.id
-                    and w.state = 'w'
-                  order by w.priority desc, w.run_at
-                  limit v_wanted
-                    for update skip locked))
-        returning j.id, claim.queue, j.payload, j.attempt::integer,
-                  coalesce(j.crashes, 0)::integer, j.priority::integer,
-                  j.token, j.lease_until;
+        with claimed as (
+          update q.job j
+             set state = 'r',
+                 attempt = j.attempt + 1,
+                 token = gen_random_uuid(),
+                 lease_until = v_lease_until,
+                 owner = v_owner
+           where j.ctid = any(array(
+                   select w.ctid
+                     from q.job w
+                    where w.queue_id = v_queue.id
+                      and w.state = 'w'
+                    order by w.priority desc, w.run_at
+                    limit v_wanted
+                      for update skip locked))
+          returning j.id, j.payload, j.attempt, j.crashes, j.priority, j.token, j.lease_until, j.run_at
+        )
+        select c.id, claim.queue, c.payload, c.attempt::integer,
+               coalesce(c.crashes, 0)::integer, c.priority::integer,
+               c.token, c.lease_until
+          from claimed c
+         order by c.priority desc, c.run_at, c.id;
     else
       return query
         select * from q.claim_under_snapshot(v_queue.id, claim.queue, v_wanted, v_lease_until, v_owner);

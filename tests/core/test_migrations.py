@@ -59,7 +59,10 @@ select 'relation ' || rel.relname || ' kind=' || rel.relkind::text
        || ' comment=' || coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), '')
   from rel join pg_catalog.pg_class c on c.oid = rel.oid join acl on acl.oid = c.oid
 union all
-select 'column ' || rel.relname || '.' || a.attname || ' #' || a.attnum
+select 'column ' || rel.relname || '.' || a.attname
+       -- The logical position: a column dropped by a downgrade leaves a hole in attnum.
+       || ' #' || (select count(*) from pg_catalog.pg_attribute b
+                    where b.attrelid = a.attrelid and b.attnum > 0 and not b.attisdropped and b.attnum <= a.attnum)
        || ' type=' || pg_catalog.format_type(a.atttypid, a.atttypmod)
        || ' notnull=' || a.attnotnull::text
        || ' default=' || coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid), '')
