@@ -24,6 +24,15 @@ The layers, top to bottom:
 * ``pgq_client.cli``: the ``pgq`` command (typer, rich, alembic).
 * ``pgq_client.testing``: helpers for your tests (a migrated database, run
   queued jobs inline).
+* ``pgq_client.payloads``: how payloads become JSON (datetime, Decimal,
+  UUID, ...; ``payloads.register(MyType, encoder)`` for your own).
+* ``pgq_client.sqlalchemy``: enqueue through a Session/AsyncSession.
+* ``pgq_client.migrations``: the Alembic migrations this package carries
+  (``upgrade``, ``downgrade``, ``head``, ``version_location()`` for your own
+  Alembic; the ``migrations`` extra).
+
+``pgq_client.__version__`` is the package's version (``pgq --version`` also
+prints the schema revision it installs).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from ._client import (
     complete,
     complete_and_claim,
     complete_many,
+    configure,
     enqueue,
     enqueue_many,
     fail,
@@ -54,9 +64,10 @@ from ._client import (
     stats,
 )
 from ._queries import CHANNEL
+from ._version import __version__
 from .app import App, Task
 from .context import JobCancelled, JobContext, JobLost
-from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
+from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueSettings, QueueStats
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
@@ -74,16 +85,19 @@ __all__ = [
     "JobLost",
     "JobState",
     "Outcome",
+    "QueueSettings",
     "QueueStats",
     "StartupError",
     "Task",
     "Worker",
     "WorkerOptions",
+    "__version__",
     "cancel",
     "claim",
     "complete",
     "complete_and_claim",
     "complete_many",
+    "configure",
     "enqueue",
     "enqueue_many",
     "fail",
