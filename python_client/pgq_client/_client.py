@@ -82,9 +82,11 @@ def enqueue_many(
     (within 24 hours) returns the first call's ids and adds nothing, so a
     producer whose commit reply was lost can retry the batch safely.
     """
-    keys = None if dedup_keys is None else list(dedup_keys)
-    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts, keys, idempotency_key)
-    return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
+    params: tuple[Any, ...] = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
+    if dedup_keys is None and idempotency_key is None:
+        return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
+    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
+    return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY_KEYED, keyed)]
 
 
 def claim(
