@@ -7,6 +7,7 @@
 \ir schema/015_roles.sql
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
+\ir schema/050_schedules.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/check_job_options.sql
@@ -21,6 +22,16 @@
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
 \ir internal/claim_under_snapshot.sql
+\ir internal/schedule_now.sql
+\ir internal/cron_value.sql
+\ir internal/cron_field.sql
+\ir internal/cron_parse.sql
+\ir internal/cron_next.sql
+\ir internal/cron_prev.sql
+\ir internal/next_slot.sql
+\ir internal/prev_slot.sql
+\ir internal/fire_slot.sql
+\ir internal/fire_schedules.sql
 \ir triggers/notify_enqueued.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
@@ -42,3 +53,8 @@
 \ir functions/configure.sql
 \ir functions/stats.sql
 \ir functions/jobs.sql
+\ir functions/schedule.sql
+\ir functions/unschedule.sql
+\ir functions/pause_schedule.sql
+\ir functions/resume_schedule.sql
+\ir functions/schedules.sql

@@ -101,13 +101,16 @@ begin
               limit max_jobs));
   end loop;
 
+  -- Schedules: one job per due slot, exactly once (see q.fire_schedules).
+  perform q.fire_schedules(max_jobs);
+
   perform q.notify_queues(v_woken);
   return v_recovered;
 end
 $$;
 
 comment on function q.reap(integer) is
-  'Returns lost claims to their queue: jobs whose claiming session is gone (its q.session_key lock is free) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting and deletes history past retention. At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+  'Returns lost claims to their queue: jobs whose claiming session is gone (its q.session_key lock is free) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;
