@@ -10,7 +10,7 @@ create type q.cron_spec as (
   days           integer[],
   months         integer[],
   weekdays       integer[],
-  -- Classic cron's day rule: when the day-of-month or day-of-week field
+  -- The classic cron day rule: when the day-of-month or day-of-week field
   -- starts with '*', a day must match both sets; when both are restricted,
   -- either one is enough.
   days_star      boolean,
