@@ -45,18 +45,23 @@ from ._client import (
     jobs,
     listen,
     pause,
+    pause_schedule,
     reap,
     release,
     release_many,
     resume,
+    resume_schedule,
     retry,
+    schedule,
+    schedules,
     session_key,
     stats,
+    unschedule,
 )
 from ._queries import CHANNEL
-from .app import App, Task
+from .app import App, Periodic, Task
 from .context import JobCancelled, JobContext, JobLost
-from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
+from .records import BeatStatus, CatchUp, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats, ScheduleInfo
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
@@ -66,6 +71,7 @@ __all__ = [
     "App",
     "AsyncWorker",
     "BeatStatus",
+    "CatchUp",
     "FailStatus",
     "Job",
     "JobCancelled",
@@ -74,7 +80,9 @@ __all__ = [
     "JobLost",
     "JobState",
     "Outcome",
+    "Periodic",
     "QueueStats",
+    "ScheduleInfo",
     "StartupError",
     "Task",
     "Worker",
@@ -93,13 +101,18 @@ __all__ = [
     "jobs",
     "listen",
     "pause",
+    "pause_schedule",
     "reap",
     "release",
     "release_many",
     "resume",
+    "resume_schedule",
     "retry",
+    "schedule",
+    "schedules",
     "session_key",
     "stats",
+    "unschedule",
 ]
 
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")

@@ -37,6 +37,14 @@ PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 STATS = "select * from q.stats()"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
+SCHEDULE = (
+    "select * from q.schedule(name => %s, cron => %s, queue => %s, payload => %s, timezone => %s,"
+    " priority => %s, max_attempts => %s, catch_up => %s, every => %s)"
+)
+UNSCHEDULE = "select q.unschedule(name => %s)"
+PAUSE_SCHEDULE = "select q.pause_schedule(name => %s)"
+RESUME_SCHEDULE = "select q.resume_schedule(name => %s)"
+SCHEDULES = "select * from q.schedules(name => %s)"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
