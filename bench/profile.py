@@ -37,6 +37,7 @@ class Profile:
     schedules_reap_calls: int = 300
     schedules_claim_waiting: int = 200_000
     schedules_claim_seconds: int = 5
+    schedules_many: int = 10_000  # schedules defined for the reap-turn and claims figures
     drain_workers: tuple[int, ...] = (1, 10)
     pgbench_transactions: int = 0  # > 0: short pgbench runs by count, not time (quick profile)
     # make bench-scale (bench/measures/scale.py)
@@ -119,6 +120,7 @@ QUICK = Profile(
     schedules_reap_calls=50,
     schedules_claim_waiting=5_000,
     schedules_claim_seconds=1,
+    schedules_many=1_000,
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,
