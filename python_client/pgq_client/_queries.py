@@ -61,6 +61,9 @@ FEATURES = (
 STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
 THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(%s)"
+HEALTH = "select * from q.health()"
+SCHEDULES = "select * from q.schedules()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"

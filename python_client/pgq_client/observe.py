@@ -143,6 +143,21 @@ def job(conn: Connection, job_id: int) -> Row | None:
     return rows[0] if rows else None
 
 
+def explain(conn: Connection, job_id: int) -> list[Row]:
+    """Why the job is not running now, one row per reason (``q.explain``; check ``features``)."""
+    return _rows(conn, sql.EXPLAIN, (job_id,))
+
+
+def health(conn: Connection) -> list[Row]:
+    """What keeps a queue fast: vacuum, bloat, the xmin horizon (``q.health``; check ``features``)."""
+    return _rows(conn, sql.HEALTH)
+
+
+def schedules(conn: Connection) -> list[Row]:
+    """Every schedule (``q.schedules``, revision 0005; check ``features``)."""
+    return _rows(conn, sql.SCHEDULES)
+
+
 # -- acting (pgq_admin) ---------------------------------------------------------------------------
 
 
