@@ -63,7 +63,6 @@ THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
 EXPLAIN = "select * from q.explain(%s)"
 HEALTH = "select * from q.health()"
-SCHEDULES = "select * from q.schedules()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
