@@ -64,6 +64,7 @@ def lateness(ctx: Context) -> tuple[list[float], list[float]]:
         time.sleep(p.schedules_lateness_s)
     finally:
         worker.stop()  # type: ignore[union-attr]
+        worker.join(30)  # type: ignore[union-attr]
     with psycopg.connect(dsn, autocommit=True) as conn:
         enqueued = [r[0] for r in conn.execute(
             "select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q.job_history"

@@ -166,12 +166,16 @@ class App:
     prune_schedules: when a worker starts, also delete schedules into this
     App's queues that the code no longer declares (off by default: removing a
     declaration then leaves the schedule in the database).
+    schedules_at_startup: whether a worker writes the declared schedules when
+    it starts (that needs pgq_admin); False for workers that run as
+    pgq_worker while a deploy step calls :meth:`sync_schedules`.
     """
 
-    def __init__(self, *, prune_schedules: bool = False, **options: Any) -> None:
+    def __init__(self, *, prune_schedules: bool = False, schedules_at_startup: bool = True, **options: Any) -> None:
         WorkerOptions.build(**options)  # unknown or bad options fail here, not at start-up
         self.options = options
         self.prune_schedules = prune_schedules
+        self.schedules_at_startup = schedules_at_startup
         self.tasks: dict[str, Task[Any]] = {}
         self.schedules: dict[str, Periodic] = {}
         self.startup_hooks: list[Callable[..., Any]] = []
@@ -279,9 +283,18 @@ class App:
 
     def _sync_hook(self, conn: Any) -> Any:
         if isinstance(conn, psycopg.AsyncConnection):
-            return self.sync_schedules_async(conn)
-        self.sync_schedules(conn)
+            return self._sync_checked_async(conn)
+        try:
+            self.sync_schedules(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _needs_admin(exc) from exc
         return None
+
+    async def _sync_checked_async(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        try:
+            await self.sync_schedules_async(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _needs_admin(exc) from exc
 
     def on_startup(self, hook: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: call hook(conn) when a worker starts, after its checks, before its first claim."""
@@ -327,7 +340,8 @@ class App:
         # The worker's total slots are the lanes' (claim loops and the pool are sized from it).
         opts = dataclasses.replace(base, concurrency=sum(lane.concurrency for lane in lanes))
         # Schedules are written before the user's hooks and the first claim.
-        startup = ([self._sync_hook] if self.schedules or self.prune_schedules else []) + list(self.startup_hooks)
+        syncs = self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
+        startup = ([self._sync_hook] if syncs else []) + list(self.startup_hooks)
         return cls.from_lanes(lanes, opts, hooks=Hooks(startup, list(self.shutdown_hooks)))
 
     def run_worker(self, *, queues: Sequence[str] | None = None, **options: Any) -> None:
@@ -340,6 +354,15 @@ class App:
 
         worker: AsyncWorker = self._make(AsyncWorker, queues, options)
         await worker.run()
+
+
+def _needs_admin(exc: psycopg.Error) -> Exception:
+    from .worker import StartupError
+
+    return StartupError(
+        f"this App declares schedules, and writing them at start-up needs pgq_admin ({exc.diag.message_primary}):"
+        " grant pgq_admin to the worker's role, or make the App with schedules_at_startup=False and call"
+        " app.sync_schedules(conn) from a deploy step that has it")
 
 
 def run(worker: Worker | AsyncWorker) -> None:

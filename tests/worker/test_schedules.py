@@ -157,6 +157,7 @@ def test_a_worker_syncs_at_start_up_and_fires_every_slot_once(db_url: str, conn:
             time.sleep(0.1)
     finally:
         worker.stop()  # type: ignore[union-attr]
+        assert worker.join(20)  # type: ignore[union-attr]
     slots = sorted(s for _, s in seen)
     assert len(slots) == len(set(slots)), "no slot ran twice"
     stamps = [int(__import__("datetime").datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()) for s in slots]
@@ -210,3 +211,43 @@ def test_the_readme_schedules_example_runs_as_written(conn: psycopg.Connection[A
     for statement in [s for s in re.sub(r"--[^\n]*", "", sql_block).split(";") if s.strip()]:
         conn.execute(statement)  # the psql example runs too (it replaces the README's Python schedule)
     assert [s.name for s in pgq_client.schedules(conn)] == ["cleanup-probe", "nightly-cleanup"]
+
+
+@pytest.fixture
+def worker_role(db_url: str) -> Any:
+    """A login role with pgq_worker only (cluster-wide: a unique name, dropped afterwards)."""
+    import uuid
+
+    name = f"pgq_t_sched_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(f'create role "{name}" login in role pgq_worker')
+    yield name
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(f'drop role if exists "{name}"')
+
+
+def test_a_worker_without_pgq_admin_stops_saying_how_to_sync_schedules_instead(db_url: str, worker_role: str,
+                                                                              conn: psycopg.Connection[Any]) -> None:
+    from pgq_client import StartupError
+    from psycopg.conninfo import make_conninfo
+
+    url = make_conninfo(db_url, user=worker_role)
+    app, _ = make_app()
+    with pytest.raises(StartupError, match="needs pgq_admin .*schedules_at_startup=False"):
+        app.worker(database_url=url).run(install_signal_handlers=False)  # type: ignore[call-arg]
+    assert pgq_client.schedules(conn) == [], "nothing was written"
+    # The least-privilege way: a deploy step with pgq_admin syncs, the workers only work.
+    app.sync_schedules(conn)
+    quiet, _ = make_app(schedules_at_startup=False)
+    worker = quiet.worker(database_url=url)
+    worker.start()  # type: ignore[union-attr]
+    try:
+        deadline = time.monotonic() + 20
+        while not conn.execute("select count(*) from pg_stat_activity where usename = %s"
+                               " and application_name like 'pgq-listener%%'", (worker_role,)).fetchone()[0]:
+            assert time.monotonic() < deadline, "the pgq_worker-only worker did not start"
+            time.sleep(0.1)
+    finally:
+        worker.stop()  # type: ignore[union-attr]
+        assert worker.join(20)  # type: ignore[union-attr]
+    assert sorted(s.name for s in pgq_client.schedules(conn)) == ["nightly", "probe"]
