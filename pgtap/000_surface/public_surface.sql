@@ -16,6 +16,8 @@ select functions_are('q', array[
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
+  'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error', 'payload_size',
+  'promote_all_due', 'purge_history', 'purge_receipts',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules'
 ], 'schema q has exactly the documented functions');
@@ -26,6 +28,7 @@ select results_eq(
   $$ select p.oid::regprocedure::text from pg_catalog.pg_proc p
       where p.pronamespace = 'q'::regnamespace order by 1 $$,
   $$ values
+    ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
     ('q.cancel(bigint)'),
     ('q.check_claim(bigint,uuid)'),
@@ -44,7 +47,7 @@ select results_eq(
     ('q.cron_value(text,text,text,text,integer,integer,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
-    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
+    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text)'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
@@ -52,17 +55,24 @@ select results_eq(
     ('q.finish(q.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
     ('q.fire_slot(q.schedule,timestamp with time zone)'),
+    ('q.forget_ended_sessions(integer)'),
+    ('q.gone_owners(integer)'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
+    ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
     ('q.pause_schedule(text)'),
+    ('q.payload_size(jsonb)'),
     ('q.prev_slot(q.cron_spec,interval,text,timestamp with time zone)'),
+    ('q.promote_all_due(integer)'),
     ('q.promote_due(integer,integer)'),
+    ('q.purge_history(integer,timestamp with time zone)'),
+    ('q.purge_receipts(integer,timestamp with time zone)'),
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
@@ -91,7 +101,7 @@ select results_eq(
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
-    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer', 'SETOF bigint'),
+    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text', 'SETOF bigint'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
@@ -115,7 +125,7 @@ select results_eq(
 -- has_function with argument types, for each public function.
 select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
 select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text) exists');
-select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many(text, jsonb, timestamptz, int, int) exists');
+select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
 select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
 select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
@@ -142,7 +152,7 @@ select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists')
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
 select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'bigint', 'q.enqueue returns bigint');
-select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'setof bigint', 'q.enqueue_many returns setof bigint');
+select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
 select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
 select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
@@ -169,7 +179,7 @@ select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info'
 -- Volatility: everything writes except stats and jobs, which only read.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
-select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'volatile', 'q.enqueue_many is volatile');
+select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
 select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
 select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
@@ -196,7 +206,7 @@ select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
 select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue is SECURITY DEFINER');
-select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many is SECURITY DEFINER');
+select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
 select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
 select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
@@ -229,6 +239,8 @@ select is(
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
+                             'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error',
+                             'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
                              'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev',
                              'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules')
          order by 1),
@@ -262,13 +274,13 @@ select is(
   '{}'::text[],
   'every function in q has a COMMENT');
 
--- Tables: the three of pgq, plus alembic_version when installed by Alembic.
+-- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history', 'schedule', 'schedule_fire']
+  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, schedule, schedule_fire (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire (and alembic_version under Alembic)');
 
-select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq', 'schedule_id_seq'],
+select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
 select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info'],

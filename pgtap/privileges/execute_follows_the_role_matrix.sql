@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(203);
+select plan(235);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -47,6 +47,14 @@ insert into matrix values
   ('promote_due',             false, false, false),
   ('claim_under_snapshot',    false, false, false),
   ('tg_job__notify_enqueued', false, false, false),
+  ('notify_allowed',          false, false, false),
+  ('gone_owners',             false, false, false),
+  ('forget_ended_sessions',   false, false, false),
+  ('append_error',            false, false, false),
+  ('payload_size',            false, false, false),
+  ('promote_all_due',         false, false, false),
+  ('purge_history',           false, false, false),
+  ('purge_receipts',          false, false, false),
   ('schedule_now',            false, false, false),
   ('cron_value',              false, false, false),
   ('cron_field',              false, false, false),
@@ -67,7 +75,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 50 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 58 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

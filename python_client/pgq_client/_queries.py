@@ -20,6 +20,11 @@ ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
     " priority => %s, max_attempts => %s) as id"
 )
+# With keys (revision 0003): a separate statement, so a call without them still runs on 0002.
+ENQUEUE_MANY_KEYED = (
+    "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
+    " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s) as id"
+)
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
 COMPLETE_MANY = "select id from q.complete_many(ids => %s, tokens => %s) as id"
@@ -84,6 +89,11 @@ SA_ENQUEUE = (
 SA_ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
     " priority => :priority, max_attempts => :max_attempts) as id"
+)
+SA_ENQUEUE_MANY_KEYED = (
+    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
+    " priority => :priority, max_attempts => :max_attempts, dedup_keys => cast(:dedup_keys as text[]),"
+    " idempotency_key => :idempotency_key) as id"
 )
 
 # -- the worker's round trip: the calls above as UNION ALL branches of one statement ------------

@@ -79,10 +79,22 @@ async def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
 ) -> list[int]:
-    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
-    return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
+    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order.
+
+    dedup_keys: one per payload (None = no key); a payload whose key a waiting,
+    scheduled or running job of the queue holds gets that job's id instead.
+    idempotency_key: names the whole call. Calling again with the same key
+    (within 24 hours) returns the first call's ids and adds nothing, so a
+    producer whose commit reply was lost can retry the batch safely.
+    """
+    params: tuple[Any, ...] = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
+    if dedup_keys is None and idempotency_key is None:
+        return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
+    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
+    return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY_KEYED, keyed)]
 
 
 async def claim(
@@ -95,9 +107,11 @@ async def claim(
 ) -> list[Job]:
     """Claim up to n due jobs (``q.claim``). Use an autocommit connection.
 
-    owner: None records this connection's liveness key; pass a key from
-    :func:`session_key` held on another connection, or 0 for lease-only
-    claims (behind PgBouncer in transaction mode).
+    owner: None or 0 claims lease-only (the job comes back when its lease runs
+    out). For instant reclaim when the worker dies, pass a key from
+    :func:`session_key` taken on a connection you keep open for as long as
+    the job runs (this one, or a dedicated liveness connection). Never take it
+    on a pooled connection that may be closed or recycled while the job runs.
     """
     async with conn.cursor(row_factory=class_row(Job)) as cur:
         await cur.execute(sql.CLAIM, (queue, n, lease, owner))
@@ -198,7 +212,7 @@ async def reap(conn: AsyncConnection, max_jobs: int = 1000) -> int:
 
 
 async def session_key(conn: AsyncConnection) -> int:
-    """This connection's liveness key, held until it closes (``q.session_key``)."""
+    """This connection's liveness key, alive until it closes (``q.session_key``)."""
     return int(await _scalar(conn, sql.SESSION_KEY))
 
 

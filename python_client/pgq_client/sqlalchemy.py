@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeGuard, cast, overload
 
 try:
     from sqlalchemy import bindparam, text
+    from sqlalchemy.dialects.postgresql import ARRAY
     from sqlalchemy.engine import Connection
     from sqlalchemy.orm import Session
     from sqlalchemy.types import DateTime, Integer, String
@@ -68,6 +69,15 @@ _ENQUEUE_MANY = text(sql.SA_ENQUEUE_MANY).bindparams(
     bindparam("priority", type_=Integer),
     bindparam("max_attempts", type_=Integer),
 )
+_ENQUEUE_MANY_KEYED = text(sql.SA_ENQUEUE_MANY_KEYED).bindparams(
+    bindparam("queue", type_=String),
+    bindparam("payloads", type_=String),
+    bindparam("run_at", type_=DateTime(timezone=True)),
+    bindparam("priority", type_=Integer),
+    bindparam("max_attempts", type_=Integer),
+    bindparam("dedup_keys", type_=ARRAY(String)),
+    bindparam("idempotency_key", type_=String),
+)
 
 
 def _enqueue_params(queue: str, payload: Any, run_at: datetime | None, priority: int, max_attempts: int | None,
@@ -77,9 +87,11 @@ def _enqueue_params(queue: str, payload: Any, run_at: datetime | None, priority:
 
 
 def _many_params(queue: str, payloads: Sequence[Any], run_at: datetime | None, priority: int,
-                 max_attempts: int | None) -> dict[str, Any]:
+                 max_attempts: int | None, dedup_keys: Sequence[str | None] | None = None,
+                 idempotency_key: str | None = None) -> dict[str, Any]:
     return dict(queue=queue, payloads=dumps(list(payloads)), run_at=run_at, priority=priority,
-                max_attempts=max_attempts)
+                max_attempts=max_attempts, dedup_keys=None if dedup_keys is None else list(dedup_keys),
+                idempotency_key=idempotency_key)
 
 
 @overload
@@ -114,10 +126,12 @@ async def _enqueue_on(bind: AsyncBind, params: dict[str, Any]) -> int:
 
 @overload
 def enqueue_many(bind: SyncBind, queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None,
-                 priority: int = 0, max_attempts: int | None = None) -> list[int]: ...
+                 priority: int = 0, max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
+                 idempotency_key: str | None = None) -> list[int]: ...
 @overload
 def enqueue_many(bind: AsyncBind, queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None,
-                 priority: int = 0, max_attempts: int | None = None) -> Awaitable[list[int]]: ...
+                 priority: int = 0, max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
+                 idempotency_key: str | None = None) -> Awaitable[list[int]]: ...
 def enqueue_many(
     bind: SyncBind | AsyncBind,
     queue: str,
@@ -126,19 +140,31 @@ def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
 ) -> list[int] | Awaitable[list[int]]:
     """Add one job per payload in one statement, inside the current transaction; ids in payload order.
 
-    Given an AsyncSession or AsyncConnection, returns an awaitable of the ids.
+    dedup_keys (one per payload) and idempotency_key (the whole call: a retry with the same key
+    returns the first call's ids) as in :func:`pgq_client.enqueue_many`. Given an AsyncSession or
+    AsyncConnection, returns an awaitable of the ids.
     """
-    params = _many_params(queue, payloads, run_at, priority, max_attempts)
+    params = _many_params(queue, payloads, run_at, priority, max_attempts, dedup_keys, idempotency_key)
     if _is_async(bind):
         return _enqueue_many_on(bind, params)
-    return [int(i) for i in cast(SyncBind, bind).execute(_ENQUEUE_MANY, params).scalars()]
+    return [int(i) for i in cast(SyncBind, bind).execute(_many_statement(params), params).scalars()]
+
+
+def _many_statement(params: dict[str, Any]) -> Any:
+    """Without keys, the statement 0002 understands too; with them, the 0003 one."""
+    if params["dedup_keys"] is None and params["idempotency_key"] is None:
+        del params["dedup_keys"], params["idempotency_key"]
+        return _ENQUEUE_MANY
+    return _ENQUEUE_MANY_KEYED
 
 
 async def _enqueue_many_on(bind: AsyncBind, params: dict[str, Any]) -> list[int]:
-    return [int(i) for i in (await bind.execute(_ENQUEUE_MANY, params)).scalars()]
+    return [int(i) for i in (await bind.execute(_many_statement(params), params)).scalars()]
 
 
 async def enqueue_async(
@@ -163,9 +189,12 @@ async def enqueue_many_async(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
 ) -> list[int]:
     """:func:`enqueue_many` on an AsyncSession or AsyncConnection, awaited."""
-    return await _enqueue_many_on(bind, _many_params(queue, payloads, run_at, priority, max_attempts))
+    return await _enqueue_many_on(bind, _many_params(queue, payloads, run_at, priority, max_attempts,
+                                                     dedup_keys, idempotency_key))
 
 
 __all__ = ["enqueue", "enqueue_async", "enqueue_many", "enqueue_many_async"]

@@ -5,8 +5,8 @@ schedules) and q.schedule_fire (the ledger: primary key schedule, slot), the
 cron parser and slot arithmetic, the admin API (q.schedule, q.unschedule,
 q.pause_schedule, q.resume_schedule, q.schedules) and one call in q.reap.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01T13:30:25+00:00
 """
 
@@ -20,8 +20,8 @@ from alembic import op  # noqa: F401  (for table deltas)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pgq_sql import run_frozen  # noqa: E402
 
-revision = "0003"
-down_revision = '0002'
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -33,16 +33,17 @@ FUNCTIONS = ["schedule", "unschedule", "pause_schedule", "resume_schedule", "sch
 
 def upgrade() -> None:
     # Tables and types first (q.schedules is LANGUAGE sql, checked when created).
-    run_frozen("0003", "schema/050_schedules.sql")
+    run_frozen("0004", "schema/060_schedules.sql")
     for name in INTERNAL:
-        run_frozen("0003", f"internal/{name}.sql")
+        run_frozen("0004", f"internal/{name}.sql")
     for name in FUNCTIONS:
-        run_frozen("0003", f"functions/{name}.sql")
-    run_frozen("0003", "functions/reap.sql")
+        run_frozen("0004", f"functions/{name}.sql")
+    run_frozen("0004", "functions/reap.sql")
+    run_frozen("0003", "owner.sql")  # last: pgq_owner owns it all
 
 
 def downgrade() -> None:
-    run_frozen("0001", "functions/reap.sql")
+    run_frozen("0003", "functions/reap.sql")
     op.execute("""
         drop function q.schedules(text);
         drop function q.resume_schedule(text);
