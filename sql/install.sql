@@ -7,6 +7,7 @@
 \ir schema/015_roles.sql
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
+\ir schema/050_flow.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/check_job_options.sql
@@ -21,7 +22,15 @@
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
 \ir internal/claim_under_snapshot.sql
+\ir internal/check_concurrency_key.sql
+\ir internal/flow_take_key_slot.sql
+\ir internal/flow_pass_key_slot.sql
+\ir internal/flow_sweep.sql
+\ir internal/flow_claim_jobs.sql
+\ir internal/flow_claim.sql
+\ir internal/flow_configure.sql
 \ir triggers/notify_enqueued.sql
+\ir triggers/flow.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
 \ir functions/enqueue_many.sql
@@ -42,3 +51,4 @@
 \ir functions/configure.sql
 \ir functions/stats.sql
 \ir functions/jobs.sql
+\ir functions/flow_block_reason.sql

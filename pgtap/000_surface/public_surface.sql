@@ -3,18 +3,20 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(93);
+select plan(97);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
-  'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued'
+  'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
+  'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
+  'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -27,21 +29,29 @@ select results_eq(
     ('q.cancel(bigint)'),
     ('q.check_claim(bigint,uuid)'),
     ('q.check_claims(bigint[],uuid[],text[])'),
+    ('q.check_concurrency_key(text)'),
     ('q.check_job_options(jsonb,integer,integer)'),
     ('q.check_queue_name(text)'),
     ('q.claim(text,integer,interval,integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval)'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
-    ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
-    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
+    ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
+    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text,text[])'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
     ('q.fail_many(bigint[],uuid[],text[],interval)'),
     ('q.finish(q.job,text,timestamp with time zone)'),
+    ('q.flow_block_reason(bigint)'),
+    ('q.flow_claim(q.queue,integer,interval,integer)'),
+    ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
+    ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[])'),
+    ('q.flow_pass_key_slot(integer,text,smallint)'),
+    ('q.flow_sweep(integer,integer)'),
+    ('q.flow_take_key_slot(integer,text,integer,bigint)'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
@@ -57,6 +67,9 @@ select results_eq(
     ('q.retry(bigint)'),
     ('q.session_key()'),
     ('q.stats()'),
+    ('q.tg_job__flow_admit()'),
+    ('q.tg_job__flow_finish()'),
+    ('q.tg_job__flow_stop()'),
     ('q.tg_job__notify_enqueued()') $$,
   'every function in q has exactly one, pinned signature');
 
@@ -71,11 +84,12 @@ select results_eq(
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
-    ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
-    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer', 'SETOF bigint'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[]', 'q.queue'),
+    ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
+    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
@@ -91,8 +105,8 @@ select results_eq(
 
 -- has_function with argument types, for each public function.
 select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
-select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text) exists');
-select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many(text, jsonb, timestamptz, int, int) exists');
+select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text, text) exists');
+select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
 select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
 select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
@@ -107,14 +121,15 @@ select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
-select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval) exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[]) exists');
 select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
+select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
-select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'bigint', 'q.enqueue returns bigint');
-select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'setof bigint', 'q.enqueue_many returns setof bigint');
+select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'bigint', 'q.enqueue returns bigint');
+select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
 select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
 select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
@@ -129,14 +144,15 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.queue', 'q.configure returns q.queue');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.queue', 'q.configure returns q.queue');
 select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
+select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record', 'q.flow_block_reason returns a table');
 
 -- Volatility: everything writes except stats and jobs, which only read.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
-select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
-select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'volatile', 'q.enqueue_many is volatile');
+select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'volatile', 'q.enqueue is volatile');
+select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
 select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
 select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
@@ -151,14 +167,15 @@ select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is vo
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
-select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'volatile', 'q.configure is volatile');
 select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
+select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
-select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue is SECURITY DEFINER');
-select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'q.enqueue_many is SECURITY DEFINER');
+select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue is SECURITY DEFINER');
+select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
 select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
 select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
@@ -173,9 +190,10 @@ select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER'
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
-select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure is SECURITY DEFINER');
 select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
+select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
 -- run as definer, and they must not be (nobody else may call them anyway).
@@ -185,7 +203,10 @@ select is(
            and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
-                             'claim_under_snapshot', 'tg_job__notify_enqueued')
+                             'claim_under_snapshot', 'tg_job__notify_enqueued',
+                             'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
+                             'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
+                             'tg_job__flow_stop', 'tg_job__flow_finish')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');
@@ -219,9 +240,9 @@ select is(
 
 -- Tables: the three of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history']
+  array['queue', 'job', 'job_history', 'queue_slot', 'key_slot', 'rate_slot']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, queue_slot, key_slot, rate_slot (and alembic_version under Alembic)');
 
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');

@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(143);
+select plan(187);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -41,7 +41,18 @@ insert into matrix values
   ('backoff',                 false, false, false),
   ('promote_due',             false, false, false),
   ('claim_under_snapshot',    false, false, false),
-  ('tg_job__notify_enqueued', false, false, false);
+  ('tg_job__notify_enqueued', false, false, false),
+  ('flow_block_reason',       false, false, true),
+  ('check_concurrency_key',   false, false, false),
+  ('flow_take_key_slot',      false, false, false),
+  ('flow_pass_key_slot',      false, false, false),
+  ('flow_sweep',              false, false, false),
+  ('flow_claim_jobs',         false, false, false),
+  ('flow_claim',              false, false, false),
+  ('flow_configure',          false, false, false),
+  ('tg_job__flow_admit',      false, false, false),
+  ('tg_job__flow_stop',       false, false, false),
+  ('tg_job__flow_finish',     false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -52,7 +63,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 35 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 46 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

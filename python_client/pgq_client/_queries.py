@@ -14,11 +14,11 @@ from __future__ import annotations
 
 ENQUEUE = (
     "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
-    " max_attempts => %s, dedup_key => %s)"
+    " max_attempts => %s, dedup_key => %s, concurrency_key => %s)"
 )
 ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
-    " priority => %s, max_attempts => %s) as id"
+    " priority => %s, max_attempts => %s, concurrency_key => %s, concurrency_keys => %s) as id"
 )
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"

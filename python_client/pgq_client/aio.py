@@ -51,9 +51,14 @@ async def enqueue(
     priority: int = 0,
     max_attempts: int | None = None,
     dedup_key: str | None = None,
+    concurrency_key: str | None = None,
 ) -> int:
-    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key."""
-    return int(await _scalar(conn, sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)))
+    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key.
+
+    ``concurrency_key`` puts the job under its queue's ``key_concurrency`` / ``ordered`` limit.
+    """
+    params = (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key, concurrency_key)
+    return int(await _scalar(conn, sql.ENQUEUE, params))
 
 
 async def enqueue_many(
@@ -64,9 +69,15 @@ async def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    concurrency_key: str | None = None,
+    concurrency_keys: Sequence[str | None] | None = None,
 ) -> list[int]:
-    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order.
+
+    ``concurrency_key`` gives every job that key; ``concurrency_keys`` one key (or None) per payload.
+    """
+    keys = None if concurrency_keys is None else list(concurrency_keys)
+    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts, concurrency_key, keys)
     return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 

@@ -53,6 +53,12 @@ begin
     when claim.owner = 0 then null
     else claim.owner
   end;
+  -- Flow control (issue 11): a queue with a concurrency or rate limit takes
+  -- slots first (sql/internal/flow_claim.sql); unlimited queues go on below.
+  if v_queue.concurrency is not null or v_queue.rate is not null then
+    return query select * from q.flow_claim(v_queue, claim.n, coalesce(claim.lease, v_queue.lease), v_owner);
+    return;
+  end if;
   v_lease_until := clock_timestamp() + coalesce(claim.lease, v_queue.lease);
 
   loop

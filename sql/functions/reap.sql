@@ -101,6 +101,9 @@ begin
               limit max_jobs));
   end loop;
 
+  -- Flow control (issue 11): free key slots go to held jobs or away.
+  perform q.flow_sweep(null, max_jobs);
+
   perform q.notify_queues(v_woken);
   return v_recovered;
 end

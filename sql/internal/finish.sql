@@ -8,12 +8,12 @@ begin
   -- Copies a job that has just left q.job into the history table.
   insert into q.job_history
     (id, queue_id, state, payload, priority, attempt, crashes, max_attempts,
-     run_at, finished_at, dedup_key, errors)
+     run_at, finished_at, dedup_key, errors, concurrency_key)
   values
     (finish.job.id, finish.job.queue_id, finish.state, finish.job.payload,
      finish.job.priority, finish.job.attempt, finish.job.crashes,
      finish.job.max_attempts, finish.job.run_at, finish.finished_at,
-     finish.job.dedup_key, finish.job.errors);
+     finish.job.dedup_key, finish.job.errors, finish.job.concurrency_key);
 end
 $$;
 
