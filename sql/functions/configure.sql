@@ -7,7 +7,6 @@ create or replace function q.configure(
   backoff_max     interval default null,
   keep_completed  boolean  default null,
   retention       interval default null,
-  -- Flow control (issue 11; sql/internal/flow_configure.sql).
   concurrency      integer  default null,
   key_concurrency  integer  default null,
   ordered          boolean  default null,

@@ -4,8 +4,6 @@ create or replace function q.enqueue_many(
   run_at        timestamptz default null,
   priority      integer     default 0,
   max_attempts  integer     default null,
-  -- Flow control (issue 11): one key for the whole call, or one per element
-  -- (concurrency_keys[i] for payloads[i]; NULL elements mean no key).
   concurrency_key   text    default null,
   concurrency_keys  text[]  default null
 )

@@ -5,8 +5,6 @@ create or replace function q.enqueue(
   priority      integer     default 0,
   max_attempts  integer     default null,
   dedup_key     text        default null,
-  -- Flow control (issue 11): jobs with one key share the queue's
-  -- key_concurrency / ordered limit.
   concurrency_key  text     default null
 )
 returns bigint
