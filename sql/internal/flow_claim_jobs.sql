@@ -36,7 +36,7 @@ begin
                        limit flow_claim_jobs.n
                          for update skip locked) w) x
        where j.ctid = x.ctid
-      returning j.id, j.payload, j.attempt, j.crashes, j.priority, j.token, j.lease_until, j.queue_slot
+      returning j.id, j.payload, j.attempt, j.crashes, j.priority, j.token, j.lease_until, j.queue_slot, x.i
     ), taken as (
       update q.queue_slot s
          set job_id = c.id
@@ -46,7 +46,8 @@ begin
     )
     select c.id, flow_claim_jobs.queue, c.payload, c.attempt::integer,
            coalesce(c.crashes, 0)::integer, c.priority::integer, c.token, c.lease_until
-      from claimed c;
+      from claimed c
+     order by c.i;  -- claim order, as q.claim returns them
 end
 $$;
 
