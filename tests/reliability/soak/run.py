@@ -32,7 +32,7 @@ SUITES: dict[str, tuple[str, Callable[[Cluster, Path], dict[str, Any]]]] = {
     "migrations": ("10", migrations.run),
     "history": ("9", history.run),
 }
-FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000"}
+FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000", "PGQ_FLOW_CHAOS_SECONDS": "60"}
 
 
 def main() -> int:
