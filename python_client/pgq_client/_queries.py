@@ -38,6 +38,25 @@ RESUME = "select q.resume(queue => %s)"
 STATS = "select * from q.stats()"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 
+# -- monitoring: what pgq_client.observe reads for the `pgq metrics` exporter and the dashboard ---------
+#
+# Rows are read as dicts by column name, so columns a later revision adds
+# (q.stats's *_exact) come through without a change here.
+
+# Which of pgq's functions exist in this database and whether this role may call them:
+# the exporter and the dashboard show what the installed revision offers.
+FEATURES = (
+    "select p.proname, bool_or(has_function_privilege(p.oid, 'execute')) as allowed"
+    " from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace group by p.proname"
+)
+# A bound on every monitoring statement (the exporter's and the dashboard's connections).
+STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
+THROUGHPUT = "select * from q.throughput(since => %s)"
+THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(%s)"
+HEALTH = "select * from q.health()"
+SCHEDULES = "select * from q.schedules()"
+
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
