@@ -30,8 +30,15 @@ declare
   v_jobs      q.claimed_job[];
   v_got       integer := 0;
   v_promoted  boolean := false;
+  v_rate_capped boolean := false;
 begin
+  -- What a limit did to this claim, for the caller (read in the same
+  -- transaction; the worker's round statement reads it in its last branch):
+  -- pgq.claim_blocked = '' | 'concurrency' | 'rate' (the limit gave fewer
+  -- jobs than asked, or none); with 'rate', pgq.claim_retry_in = seconds
+  -- until the next rate slot frees.
   perform set_config('pgq.claim_blocked', '', true);
+  perform set_config('pgq.claim_retry_in', '', true);
   loop
     -- 1. Queue slots: as many free ones as jobs wanted.
     if (flow_claim.queue).concurrency is not null then
@@ -66,9 +73,11 @@ begin
           exit when cardinality(v_slots) >= v_cap;
         end loop;
       end if;
+      if cardinality(v_slots) < v_cap then
+        perform set_config('pgq.claim_blocked', 'concurrency', true);
+      end if;
       v_cap := cardinality(v_slots);
       if v_cap = 0 then
-        perform set_config('pgq.claim_blocked', 'concurrency', true);
         return;
       end if;
     end if;
@@ -107,11 +116,11 @@ begin
           exit when cardinality(v_rates) >= v_cap;
         end loop;
       end if;
-      v_cap := cardinality(v_rates);
-      if v_cap = 0 then
-        perform set_config('pgq.claim_blocked', 'rate', true);
-        return;
+      if cardinality(v_rates) < v_cap then
+        v_rate_capped := true;
       end if;
+      v_cap := cardinality(v_rates);
+      exit when v_cap = 0;
     end if;
 
     -- 3. At most v_cap jobs; the i-th claimed takes the i-th slot.
@@ -140,6 +149,17 @@ begin
     -- on unused ones stay ours until commit and are taken again if free.
     v_cap := v_cap - v_got;
   end loop;
+
+  if v_rate_capped then
+    perform set_config('pgq.claim_blocked', 'rate', true);
+    -- The slot used longest ago (ours included) is the next to free.
+    perform set_config('pgq.claim_retry_in',
+      (select greatest(extract(epoch from r.used_at + (flow_claim.queue).per - clock_timestamp()), 0)::text
+         from q.rate_slot r
+        where r.queue_id = (flow_claim.queue).id and r.n <= (flow_claim.queue).rate
+        order by r.used_at
+        limit 1), true);
+  end if;
 end
 $$;
 

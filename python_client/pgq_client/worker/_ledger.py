@@ -30,6 +30,9 @@ from ._lanes import Lane
 from ._observer import NOTHING, Observer, OutcomeName
 from ._plan import ClaimPlan
 
+# The soonest a claim cut short by a rate limit is tried again (seconds).
+RATE_RETRY_FLOOR = 0.005
+
 
 class ResultKind(str, Enum):
     COMPLETE = "complete"
@@ -83,6 +86,10 @@ class Answer:
     failed: dict[int, FailStatus] = field(default_factory=dict)
     released: set[int] = field(default_factory=set)
     claimed: list[Job] = field(default_factory=list)
+    # Flow control: the limit that cut the claim short ('concurrency', 'rate') and, for a rate,
+    # seconds until the next start is allowed.
+    blocked: str = ""
+    retry_in: float | None = None
 
 
 @dataclass
@@ -356,6 +363,11 @@ class Ledger:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
             self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints)
+            if answer.retry_in is not None:
+                # A rate limit: look again when its next slot frees, not at the next poll tick.
+                # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
+                # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
+                self.plan.defer(claim.queue, time.monotonic() + max(answer.retry_in, RATE_RETRY_FLOOR))
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
