@@ -23,6 +23,8 @@
 \ir internal/promote_due.sql
 \ir internal/claim_under_snapshot.sql
 \ir internal/check_concurrency_key.sql
+\ir internal/flow_want.sql
+\ir internal/flow_wake.sql
 \ir internal/flow_take_key_slot.sql
 \ir internal/flow_pass_key_slot.sql
 \ir internal/flow_sweep.sql

@@ -48,6 +48,8 @@ NEW_FUNCTIONS = (
     "q.flow_pass_key_slot(integer, text, smallint)",
     "q.flow_sweep(integer, integer)",
     "q.flow_take_key_slot(integer, text, integer, bigint)",
+    "q.flow_want(integer)",
+    "q.flow_wake(integer)",
 )
 
 
@@ -57,6 +59,8 @@ def upgrade() -> None:
         op.execute(f"drop function {signature}")
     run_frozen("0003", "internal/check_concurrency_key.sql")
     run_frozen("0003", "internal/finish.sql")
+    run_frozen("0003", "internal/flow_want.sql")
+    run_frozen("0003", "internal/flow_wake.sql")
     run_frozen("0003", "internal/flow_take_key_slot.sql")
     run_frozen("0003", "internal/flow_pass_key_slot.sql")
     run_frozen("0003", "internal/flow_sweep.sql")
@@ -102,7 +106,7 @@ def downgrade() -> None:
     op.execute("alter table q.job_history drop column concurrency_key")
     op.execute(
         "alter table q.queue drop column concurrency, drop column key_concurrency, drop column ordered,"
-        " drop column rate, drop column per"
+        " drop column rate, drop column per, drop column flow_waiting"
     )
     run_frozen("0001", "internal/finish.sql")
     run_frozen("0001", "functions/enqueue.sql")

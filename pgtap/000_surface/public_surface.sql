@@ -16,7 +16,8 @@ select functions_are('q', array[
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
-  'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish'
+  'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
+  'flow_want', 'flow_wake'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -52,6 +53,8 @@ select results_eq(
     ('q.flow_pass_key_slot(integer,text,smallint)'),
     ('q.flow_sweep(integer,integer)'),
     ('q.flow_take_key_slot(integer,text,integer,bigint)'),
+    ('q.flow_wake(integer)'),
+    ('q.flow_want(integer)'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
@@ -206,7 +209,7 @@ select is(
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
-                             'tg_job__flow_stop', 'tg_job__flow_finish')
+                             'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');

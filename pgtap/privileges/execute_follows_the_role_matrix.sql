@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(187);
+select plan(195);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -52,7 +52,9 @@ insert into matrix values
   ('flow_configure',          false, false, false),
   ('tg_job__flow_admit',      false, false, false),
   ('tg_job__flow_stop',       false, false, false),
-  ('tg_job__flow_finish',     false, false, false);
+  ('tg_job__flow_finish',     false, false, false),
+  ('flow_want',               false, false, false),
+  ('flow_wake',               false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -63,7 +65,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 46 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 48 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

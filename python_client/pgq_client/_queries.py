@@ -108,7 +108,13 @@ ROUND_BRANCHES["blocked"] = (
     " nullif(current_setting('pgq.claim_retry_in', true), ''))"
     f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
 )
-ROUND_ORDER = ("complete", "fail", "dead", "release", "claim", "blocked")
+# Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
+# so that a claim a limit cut short asks the next freed slot for a NOTIFY (q.flow_want). No rows.
+ROUND_BRANCHES["listening"] = (
+    f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
+    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
+)
+ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:

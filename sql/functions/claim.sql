@@ -96,6 +96,11 @@ begin
     v_promoted := true;
     exit when q.promote_due(v_queue.id, v_wanted) = 0;
   end loop;
+  -- Flow control: a keyed queue came back short; a listening claimer wants
+  -- the NOTIFY of the next held job admitted (sql/internal/flow_want.sql).
+  if v_wanted > 0 and v_queue.key_concurrency is not null then
+    perform q.flow_want(v_queue.id);
+  end if;
 end
 $$;
 

@@ -58,7 +58,7 @@ begin
        set state = 'w',
            key_slot = flow_pass_key_slot.n
      where j.ctid = v_ctid;
-    perform q.notify_queues(array[flow_pass_key_slot.queue_id]);
+    perform q.flow_wake(flow_pass_key_slot.queue_id);
   end if;
   return v_next;
 end

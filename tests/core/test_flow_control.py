@@ -140,3 +140,19 @@ def test_async_client_enqueues_with_a_concurrency_key(db_url: str) -> None:
 
     ids: list[int] = []
     assert asyncio.run(scenario()) == [(ids[0], "w"), (ids[1], "h")]
+
+
+def test_a_claim_cut_short_by_a_rate_while_others_hold_unused_slots_says_retry_now(
+    conn: psycopg.Connection[Any], connect: Callable[..., psycopg.Connection[Any]]
+) -> None:
+    """Slots never used are '-infinity'; the retry time over them is 0, not an error (found by the bench)."""
+    conn.execute("select q.configure('rc', rate => 5, per => '1 hour')")
+    conn.execute("select q.enqueue_many('rc', %s)", (Jsonb(list(range(10))),))
+    other = connect(autocommit=False)
+    assert len(other.execute("select * from q.claim('rc', 3)").fetchall()) == 3  # holds 3 slots, uncommitted
+    with conn.transaction():
+        got = conn.execute("select count(*) from q.claim('rc', 5)").fetchone()[0]
+        blocked = conn.execute("select current_setting('pgq.claim_blocked', true),"
+                               " current_setting('pgq.claim_retry_in', true)::float8").fetchone()
+    other.rollback()
+    assert got == 2 and blocked == ("rate", 0.0)

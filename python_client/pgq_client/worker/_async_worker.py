@@ -147,6 +147,7 @@ class AsyncWorker:
         self._hooks = hooks
         self._plan = ClaimPlan(self.queues)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._ledger.listening = options.listen
         self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
         self._waker = AsyncWaker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
@@ -432,8 +433,8 @@ class AsyncWorker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-                if answer.retry_in is not None:
-                    self._wake.set()  # the supervisor keeps the rate limit's timer
+                if answer.blocked:
+                    self._wake.set()  # the supervisor keeps the flow-control timers
                 await asyncio.sleep(0)  # async-only: let handlers run between back-to-back rounds
         finally:
             waker.disarm(i)
@@ -581,8 +582,8 @@ class AsyncWorker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-        if answer.retry_in is not None:
-            self._wake.set()  # the supervisor keeps the rate limit's timer
+        if answer.blocked:
+            self._wake.set()  # the supervisor keeps the flow-control timers
         return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------

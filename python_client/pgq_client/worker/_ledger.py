@@ -32,6 +32,8 @@ from ._plan import ClaimPlan
 
 # The soonest a claim cut short by a rate limit is tried again (seconds).
 RATE_RETRY_FLOOR = 0.005
+# How soon a claim that found every slot of a queue taken looks once more (seconds).
+CONCURRENCY_RECHECK = 0.05
 
 
 class ResultKind(str, Enum):
@@ -69,6 +71,7 @@ class Round:
     releases: list[JobContext] = field(default_factory=list)
     claim: Claim | None = None
     owner: int = 0  # the liveness key the claim is made with
+    listening: bool = False  # the worker LISTENs: a claim cut short by a limit asks for a NOTIFY
 
     def of(self, kind: ResultKind) -> list[Result]:
         return [r for r in self.results if r.kind == kind]
@@ -122,6 +125,7 @@ class Ledger:
         self.plan = plan
         self.log = logger
         self.held: dict[int, JobContext] = {}
+        self.listening = False  # set by the worker: it LISTENs for NOTIFY pgq
         self.lock = threading.Lock()  # guards everything below
         self._books = [_LaneBooks(lane) for lane in self.lanes]
         self._lane_of = {q: lane.index for lane in self.lanes for q in lane.queues}
@@ -238,7 +242,7 @@ class Ledger:
         """Everything there is to send, and (claim=True) a claim for free slots; counts as in flight until settled."""
         with self.lock:
             self.retune()
-            rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner)
+            rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner, listening=self.listening)
             self._carried, self._to_release = [], []
             for b in self._books:
                 while b.outcomes:
@@ -368,6 +372,10 @@ class Ledger:
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
                 # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
                 self.plan.defer(claim.queue, time.monotonic() + max(answer.retry_in, RATE_RETRY_FLOOR))
+            elif answer.blocked == "concurrency" and not answer.claimed:
+                # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
+                # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
+                self.plan.recheck(claim.queue, time.monotonic() + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)

@@ -21,6 +21,7 @@ class ClaimPlan:
         self._hints = dict.fromkeys(queues, 0)
         self._next = 0
         self._deferred: dict[str, float] = {}  # queue -> monotonic time its rate limit allows a start
+        self._rechecked: set[str] = set()  # queues found full and looked at again since their last jobs
         self._lock = threading.Lock()
 
     def hint(self, queue: str | None = None) -> bool:
@@ -48,11 +49,20 @@ class ClaimPlan:
         with self._lock:
             if got < asked and self._hints[queue] == hints_then:
                 self._more[queue] = False
+            if got:
+                self._rechecked.discard(queue)
 
     def defer(self, queue: str, at: float) -> None:
         """A rate limit cut a claim of queue short: hint it again at monotonic time ``at``."""
         with self._lock:
             if queue in self._more:
+                self._deferred[queue] = min(at, self._deferred.get(queue, at))
+
+    def recheck(self, queue: str, at: float) -> None:
+        """Every slot of queue was taken: look once more at ``at``, then only on NOTIFY or poll until jobs come."""
+        with self._lock:
+            if queue in self._more and queue not in self._rechecked:
+                self._rechecked.add(queue)
                 self._deferred[queue] = min(at, self._deferred.get(queue, at))
 
     def release_due(self, now: float) -> bool:

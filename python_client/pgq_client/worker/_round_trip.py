@@ -44,6 +44,8 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
     if rnd.claim is not None:
         parts["claim"] = (rnd.claim.queue, rnd.claim.n, rnd.claim.lease, rnd.owner)
         parts["blocked"] = ()
+        if rnd.listening:
+            parts["listening"] = ()
     if not parts:
         return None
     names = tuple(p for p in sql.ROUND_ORDER if p in parts)

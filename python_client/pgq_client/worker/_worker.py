@@ -148,6 +148,7 @@ class Worker:
         self._hooks = hooks
         self._plan = ClaimPlan(self.queues)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._ledger.listening = options.listen
         self._jobs: list[Queue[JobContext | None]] = [Queue() for _ in self.lanes]
         self._waker = Waker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
@@ -430,8 +431,8 @@ class Worker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-                if answer.retry_in is not None:
-                    self._wake.set()  # the supervisor keeps the rate limit's timer
+                if answer.blocked:
+                    self._wake.set()  # the supervisor keeps the flow-control timers
         finally:
             waker.disarm(i)
             if conn is not None:
@@ -576,8 +577,8 @@ class Worker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-        if answer.retry_in is not None:
-            self._wake.set()  # the supervisor keeps the rate limit's timer
+        if answer.blocked:
+            self._wake.set()  # the supervisor keeps the flow-control timers
         return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------

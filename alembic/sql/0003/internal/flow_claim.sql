@@ -75,6 +75,7 @@ begin
       end if;
       if cardinality(v_slots) < v_cap then
         perform set_config('pgq.claim_blocked', 'concurrency', true);
+        perform q.flow_want((flow_claim.queue).id);
       end if;
       v_cap := cardinality(v_slots);
       if v_cap = 0 then
@@ -154,7 +155,9 @@ begin
     perform set_config('pgq.claim_blocked', 'rate', true);
     -- The slot used longest ago (ours included) is the next to free.
     perform set_config('pgq.claim_retry_in',
-      (select greatest(extract(epoch from r.used_at + (flow_claim.queue).per - clock_timestamp()), 0)::text
+      -- (a slot never used is '-infinity': free now, not an error)
+      (select greatest(extract(epoch from greatest(r.used_at, v_now - (flow_claim.queue).per)
+                                          + (flow_claim.queue).per - clock_timestamp()), 0)::text
          from q.rate_slot r
         where r.queue_id = (flow_claim.queue).id and r.n <= (flow_claim.queue).rate
         order by r.used_at

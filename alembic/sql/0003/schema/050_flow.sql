@@ -20,6 +20,7 @@ alter table q.queue
   add column ordered          boolean not null default false,
   add column rate             integer,
   add column per              interval,
+  add column flow_waiting     boolean not null default false,
   add constraint concurrency_is_in_range check (concurrency between 1 and 10000),
   add constraint key_concurrency_is_in_range check (key_concurrency between 1 and 1000),
   add constraint ordered_keys_run_one_at_a_time check (not ordered or key_concurrency = 1),
@@ -37,6 +38,8 @@ comment on column q.queue.rate is
   'At most rate jobs of the queue start in any interval of length per (a sliding window; NULL = unlimited).';
 comment on column q.queue.per is
   'The window of the rate limit.';
+comment on column q.queue.flow_waiting is
+  'A listening claimer found the queue''s slots taken (or a keyed queue short) and waits for NOTIFY: the next job to free a slot or admit a held job sends one and clears this. NOTIFY serializes committing transactions (a global lock held through the commit''s WAL flush), so it is sent only when someone waits for it.';
 
 -- A keyed job is either ADMITTED (it holds one of its key's slots: state w,
 -- s or r, key_slot set) or HELD (state h, outside the claim index). Claims

@@ -65,8 +65,8 @@ begin
    where s.queue_id = old.queue_id
      and s.n = old.queue_slot;
   new.queue_slot := null;
-  -- A hint for workers that found every slot taken (q.claim_status).
-  perform q.notify_queues(array[old.queue_id]);
+  -- A hint for listening workers that found every slot taken.
+  perform q.flow_wake(old.queue_id);
   return new;
 end
 $$;
@@ -96,7 +96,7 @@ begin
        set job_id = null
      where s.queue_id = old.queue_id
        and s.n = old.queue_slot;
-    perform q.notify_queues(array[old.queue_id]);
+    perform q.flow_wake(old.queue_id);
   end if;
   if old.key_slot is not null then
     perform q.flow_pass_key_slot(old.queue_id, old.concurrency_key, old.key_slot);
