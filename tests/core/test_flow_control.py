@@ -156,3 +156,42 @@ def test_a_claim_cut_short_by_a_rate_while_others_hold_unused_slots_says_retry_n
                                " current_setting('pgq.claim_retry_in', true)::float8").fetchone()
     other.rollback()
     assert got == 2 and blocked == ("rate", 0.0)
+
+
+def run_in_order(url: str, worker: int) -> int:
+    """Claim one job at a time, record its start (a sequence gives the global order), complete it."""
+    done = 0
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            row = conn.execute("select id, token, payload->>'key' from q.claim('fair', 1)").fetchone()
+            if row is None:
+                time.sleep(0.002)
+            else:
+                conn.execute("insert into fair_starts (key) values (%s)", (row[2],))
+                time.sleep(0.001)
+                conn.execute("select q.complete(%s, %s)", (row[0], row[1]))
+                done += 1
+            if done % 10 == 0 and conn.execute(
+                    "select count(*) from fair_starts where key <> 'big'").fetchone()[0] >= 990:
+                return done
+
+
+def test_one_big_key_does_not_starve_99_small_ones(
+    conn: psycopg.Connection[Any], db_url: str, run_processes: Callable[..., list[Any]]
+) -> None:
+    """10,000 jobs of one key enqueued first, then 99 keys x 10, key_concurrency 2, 8 claimers: every small
+    key's job starts before the big key's 1,000th (admission keeps 2 of the big key in the claim index)."""
+    conn.execute("create table fair_starts (n bigserial primary key, key text not null)")
+    conn.execute("grant all on fair_starts, fair_starts_n_seq to public")
+    conn.execute("select q.configure('fair', key_concurrency => 2)")
+    conn.execute("select q.enqueue_many('fair', %s, concurrency_key => 'big')", (Jsonb([{"key": "big"}] * 10_000),))
+    small = [f"s{k}" for k in range(99) for _ in range(10)]
+    conn.execute("select q.enqueue_many('fair', %s, concurrency_keys => %s)",
+                 (Jsonb([{"key": k} for k in small]), small))
+    run_processes(run_in_order, [(db_url, i) for i in range(8)], timeout=300)
+    last_small = conn.execute("select max(n) from fair_starts where key <> 'big'").fetchone()[0]
+    big_before = conn.execute("select count(*) from fair_starts where key = 'big' and n < %s",
+                              (last_small,)).fetchone()[0]
+    assert conn.execute("select count(*) from fair_starts where key <> 'big'").fetchone()[0] == 990
+    assert big_before < 1000, f"the big key started {big_before} jobs before the small keys were done"
+    print(f"fairness: the big key started {big_before} jobs before the 990 small ones were all started")
