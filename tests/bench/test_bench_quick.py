@@ -30,6 +30,7 @@ STANDALONE = {
     "scale": "## Scale curve",
     "sustained_long": "## Hours, not a minute",
     "claim_profile": "## The claim path, profiled",
+    "flow": "## Flow control (issue 11)",
 }
 OTHERS = ["pgmq (SQL-only install)", "pg-boss", "BullMQ on Redis", "BullMQ on PostgreSQL"]
 
