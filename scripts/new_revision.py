@@ -11,7 +11,8 @@ hand-written DROP in downgrade). Table changes are written inline in the
 revision as deltas. Then run `make verify` to refresh the checksums.
 
 A function whose signature changes needs a DROP FUNCTION first in the
-revision: CREATE OR REPLACE would add an overload instead.
+revision: CREATE OR REPLACE would add an overload instead. Every upgrade ends
+with the newest frozen sql/owner.sql, so what it created belongs to pgq_owner.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ FROZEN = ROOT / "alembic" / "sql"
 VERSIONS = ROOT / "alembic" / "versions"
 # Files that describe whole-schema installs, not deltas.
 WHOLE = {"install.sql", "uninstall.sql", "server_settings.sql"}
+# owner.sql is run by every revision (see below), not frozen again unless it changes.
 
 
 def revisions() -> list[str]:
@@ -68,6 +70,12 @@ def main() -> int:
         shutil.copyfile(SQL / relative, target / relative)
 
     ups = "\n".join(f'    run_frozen("{new}", "{rel}")' for rel, _ in changed) or "    pass"
+    # Objects a revision creates belong to pgq_owner (sql/owner.sql, since 0003):
+    # every upgrade ends by running the newest frozen copy of owner.sql.
+    owner = newest_frozen(Path("owner.sql"), revs + [new])
+    if owner is not None:
+        owner_rev = owner.parent.relative_to(FROZEN).parts[0]
+        ups += f'\n    run_frozen("{owner_rev}", "owner.sql")  # last: pgq_owner owns it all'
     downs = "\n".join(
         f'    run_frozen("{prev.parent.relative_to(FROZEN).parts[0]}", "{rel}")'
         if prev

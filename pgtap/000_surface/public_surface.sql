@@ -15,6 +15,8 @@ select functions_are('q', array[
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
+  'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error', 'payload_size',
+  'promote_all_due', 'purge_history', 'purge_receipts',
   'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
   'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
   'flow_want', 'flow_wake'
@@ -26,6 +28,7 @@ select results_eq(
   $$ select p.oid::regprocedure::text from pg_catalog.pg_proc p
       where p.pronamespace = 'q'::regnamespace order by 1 $$,
   $$ values
+    ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
     ('q.cancel(bigint)'),
     ('q.check_claim(bigint,uuid)'),
@@ -40,7 +43,7 @@ select results_eq(
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
-    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text,text[])'),
+    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text,text,text[])'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
@@ -55,14 +58,21 @@ select results_eq(
     ('q.flow_take_key_slot(integer,text,integer,bigint)'),
     ('q.flow_wake(integer)'),
     ('q.flow_want(integer)'),
+    ('q.forget_ended_sessions(integer)'),
+    ('q.gone_owners(integer)'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
+    ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
+    ('q.payload_size(jsonb)'),
+    ('q.promote_all_due(integer)'),
     ('q.promote_due(integer,integer)'),
+    ('q.purge_history(integer,timestamp with time zone)'),
+    ('q.purge_receipts(integer,timestamp with time zone)'),
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
@@ -89,7 +99,7 @@ select results_eq(
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[]', 'q.queue'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
-    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
+    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
@@ -109,7 +119,7 @@ select results_eq(
 -- has_function with argument types, for each public function.
 select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
 select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text, text) exists');
-select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text, text[]) exists');
+select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
 select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
 select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
@@ -132,7 +142,7 @@ select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_rea
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
 select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'bigint', 'q.enqueue returns bigint');
-select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
+select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
 select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
 select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
@@ -155,7 +165,7 @@ select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record
 -- Volatility: everything writes except stats and jobs, which only read.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'volatile', 'q.enqueue is volatile');
-select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
+select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
 select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
 select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
@@ -178,7 +188,7 @@ select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flo
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
 select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue is SECURITY DEFINER');
-select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
+select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
 select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
 select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
@@ -207,6 +217,8 @@ select is(
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
+                             'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error',
+                             'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
                              'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake')
@@ -241,13 +253,13 @@ select is(
   '{}'::text[],
   'every function in q has a COMMENT');
 
--- Tables: the three of pgq, plus alembic_version when installed by Alembic.
+-- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history', 'queue_slot', 'key_slot', 'rate_slot']
+  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'queue_slot', 'key_slot', 'rate_slot']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, queue_slot, key_slot, rate_slot (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, queue_slot, key_slot, rate_slot (and alembic_version under Alembic)');
 
-select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
+select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
 select types_are('q', array['claimed_job', 'queue_stats', 'job_info'],

@@ -6,7 +6,7 @@
 -- jobs plus neighbours (another queue, scheduled and running jobs).
 -- No timing here: speed belongs to `make bench`.
 begin;
-select plan(10);
+select plan(11);
 \ir ../_helpers.psql
 
 set local pgq.notify = off;
@@ -24,11 +24,12 @@ select is((select count(*)::integer from q.job j join q.queue qq on qq.id = j.qu
 -- The read-committed claim statement, from q.claim's source, with its
 -- PL/pgSQL variables as parameters.
 select replace(replace(replace(replace(replace(
-         substring(src from s for position('j.lease_until;' in substring(src from s)) + length('j.lease_until') - 1),
+         substring(src from s for position('c.id;' in substring(src from s)) + length('c.id') - 1),
          'v_queue.id', '$1'), 'v_wanted', '$2'), 'v_lease_until', '$3'), 'v_owner', '$4'), 'claim.queue', '$5') as claim_sql
-  from (select p.prosrc as src, position('update q.job j' in p.prosrc) as s
+  from (select p.prosrc as src, position('with claimed as (' in p.prosrc) as s
           from pg_proc p where p.oid = 'q.claim(text, integer, interval, integer)'::regprocedure) x \gset
-select matches(:'claim_sql'::text, '^update q\.job j.*for update skip locked.*returning', 'found the claim statement in q.claim''s source');
+select matches(:'claim_sql'::text, '^with claimed as \(\s+update q\.job j.*for update skip locked.*returning.*order by',
+  'found the claim statement in q.claim''s source');
 
 prepare claim_stmt(integer, integer, timestamptz, integer, text) as :claim_sql;
 set local plan_cache_mode = force_generic_plan;
@@ -36,7 +37,12 @@ select id as plan_queue_id from q.queue where name = 'plan' \gset
 select pg_temp.plan_of(format('execute claim_stmt(%s, 10, now(), 1, %L)', :plan_queue_id, 'plan')) as claim_plan \gset
 
 select matches(:'claim_plan'::text, 'Index Scan using job_claim_idx on job', 'the claim reads job_claim_idx');
-select doesnt_match(:'claim_plan'::text, 'Sort', 'the claim never sorts');
+-- The one Sort puts the claimed rows (at most n) in claim order; the queue
+-- itself is read in index order.
+select is((select count(*)::integer from regexp_matches(:'claim_plan'::text, 'Sort', 'g')), 2,
+  'the claim sorts nothing but its own result (one Sort node and its Sort Key)');
+select matches(:'claim_plan'::text, 'Sort\s+Sort Key: c\.priority DESC, c\.run_at, c\.id\s+CTE claimed',
+  'that Sort is over the claimed rows (the CTE), not over the queue');
 select doesnt_match(:'claim_plan'::text, 'Seq Scan', 'the claim never scans q.job sequentially');
 select matches(:'claim_plan'::text, 'LockRows', 'the claim locks rows as it reads them (FOR UPDATE SKIP LOCKED)');
 select matches(:'claim_plan'::text, 'Tid Scan on job', 'the claimed rows are updated in place by ctid, no other index');

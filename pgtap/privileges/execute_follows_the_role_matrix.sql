@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(195);
+select plan(227);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -54,7 +54,15 @@ insert into matrix values
   ('tg_job__flow_stop',       false, false, false),
   ('tg_job__flow_finish',     false, false, false),
   ('flow_want',               false, false, false),
-  ('flow_wake',               false, false, false);
+  ('flow_wake',               false, false, false),
+  ('notify_allowed',          false, false, false),
+  ('gone_owners',             false, false, false),
+  ('forget_ended_sessions',   false, false, false),
+  ('append_error',            false, false, false),
+  ('payload_size',            false, false, false),
+  ('promote_all_due',         false, false, false),
+  ('purge_history',           false, false, false),
+  ('purge_receipts',          false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -65,7 +73,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 48 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 56 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

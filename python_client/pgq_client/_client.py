@@ -27,7 +27,8 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
-from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueStats
+from .payloads import dumps
+from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueSettings, QueueStats
 
 Connection = psycopg.Connection[Any]
 
@@ -57,9 +58,10 @@ def enqueue(
 ) -> int:
     """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key.
 
+    The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
     ``concurrency_key`` puts the job under its queue's ``key_concurrency`` / ``ordered`` limit.
     """
-    params = (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key, concurrency_key)
+    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key, concurrency_key)
     return int(_scalar(conn, sql.ENQUEUE, params))
 
 
@@ -71,15 +73,24 @@ def enqueue_many(
     run_at: datetime | None = None,
     priority: int = 0,
     max_attempts: int | None = None,
+    dedup_keys: Sequence[str | None] | None = None,
+    idempotency_key: str | None = None,
     concurrency_key: str | None = None,
     concurrency_keys: Sequence[str | None] | None = None,
 ) -> list[int]:
     """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order.
 
-    ``concurrency_key`` gives every job that key; ``concurrency_keys`` one key (or None) per payload.
+    dedup_keys: one per payload (None = no key); a payload whose key a waiting,
+    scheduled or running job of the queue holds gets that job's id instead.
+    idempotency_key: names the whole call. Calling again with the same key
+    (within 24 hours) returns the first call's ids and adds nothing, so a
+    producer whose commit reply was lost can retry the batch safely.
+    concurrency_key gives every job that key; concurrency_keys one key (or None) per payload.
     """
-    keys = None if concurrency_keys is None else list(concurrency_keys)
-    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts, concurrency_key, keys)
+    keys = None if dedup_keys is None else list(dedup_keys)
+    ckeys = None if concurrency_keys is None else list(concurrency_keys)
+    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts, keys, idempotency_key,
+              concurrency_key, ckeys)
     return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 
@@ -93,9 +104,11 @@ def claim(
 ) -> list[Job]:
     """Claim up to n due jobs (``q.claim``). Use an autocommit connection.
 
-    owner: None records this connection's liveness key; pass a key from
-    :func:`session_key` held on another connection, or 0 for lease-only
-    claims (behind PgBouncer in transaction mode).
+    owner: None or 0 claims lease-only (the job comes back when its lease runs
+    out). For instant reclaim when the worker dies, pass a key from
+    :func:`session_key` taken on a connection you keep open for as long as
+    the job runs (this one, or a dedicated liveness connection). Never take it
+    on a pooled connection that may be closed or recycled while the job runs.
     """
     with conn.cursor(row_factory=class_row(Job)) as cur:
         cur.execute(sql.CLAIM, (queue, n, lease, owner))
@@ -196,7 +209,7 @@ def reap(conn: Connection, max_jobs: int = 1000) -> int:
 
 
 def session_key(conn: Connection) -> int:
-    """This connection's liveness key, held until it closes (``q.session_key``)."""
+    """This connection's liveness key, alive until it closes (``q.session_key``)."""
     return int(_scalar(conn, sql.SESSION_KEY))
 
 
@@ -218,6 +231,31 @@ def pause(conn: Connection, queue: str) -> None:
 def resume(conn: Connection, queue: str) -> None:
     """Let claims from a paused queue go on."""
     conn.execute(sql.RESUME, (queue,))
+
+
+def configure(
+    conn: Connection,
+    queue: str,
+    *,
+    lease: timedelta | None = None,
+    max_attempts: int | None = None,
+    max_crashes: int | None = None,
+    backoff_base: timedelta | None = None,
+    backoff_max: timedelta | None = None,
+    keep_completed: bool | None = None,
+    retention: timedelta | None = None,
+) -> QueueSettings:
+    """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
+
+    Creates the queue with the defaults first if it has never been used. Bad values raise
+    ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    """
+    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
+    with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
+        cur.execute(sql.CONFIGURE, params)
+        row = cur.fetchone()
+    assert row is not None  # q.configure returns the queue's row
+    return row
 
 
 def stats(conn: Connection) -> list[QueueStats]:

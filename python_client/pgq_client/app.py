@@ -93,11 +93,14 @@ class Task(Generic[P]):
                                max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key)
 
     def enqueue_many(self, conn: psycopg.Connection[Any], payloads: Sequence[P], *, run_at: datetime | None = None,
-                     priority: int | None = None, max_attempts: int | None = None) -> list[int]:
-        """Add one job per payload in one statement; ids in payload order."""
+                     priority: int | None = None, max_attempts: int | None = None,
+                     dedup_keys: Sequence[str | None] | None = None, idempotency_key: str | None = None) -> list[int]:
+        """Add one job per payload in one statement; ids in payload order (dedup_keys, idempotency_key:
+        see :func:`pgq_client.enqueue_many`)."""
         return _client.enqueue_many(conn, self.queue, [encode(p) for p in payloads], run_at=run_at,
                                     priority=self.priority if priority is None else priority,
-                                    max_attempts=max_attempts or self.max_attempts)
+                                    max_attempts=max_attempts or self.max_attempts,
+                                    dedup_keys=dedup_keys, idempotency_key=idempotency_key)
 
     async def enqueue_async(self, conn: psycopg.AsyncConnection[Any], payload: P, *, run_at: datetime | None = None,
                             priority: int | None = None, max_attempts: int | None = None,
@@ -109,11 +112,13 @@ class Task(Generic[P]):
 
     async def enqueue_many_async(self, conn: psycopg.AsyncConnection[Any], payloads: Sequence[P], *,
                                  run_at: datetime | None = None, priority: int | None = None,
-                                 max_attempts: int | None = None) -> list[int]:
+                                 max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
+                                 idempotency_key: str | None = None) -> list[int]:
         """:meth:`enqueue_many` on an AsyncConnection."""
         return await aio.enqueue_many(conn, self.queue, [encode(p) for p in payloads], run_at=run_at,
                                       priority=self.priority if priority is None else priority,
-                                      max_attempts=max_attempts or self.max_attempts)
+                                      max_attempts=max_attempts or self.max_attempts,
+                                      dedup_keys=dedup_keys, idempotency_key=idempotency_key)
 
     def lane(self, index: int, default_concurrency: int) -> Lane:
         """The worker's per-queue settings for this task."""

@@ -23,6 +23,12 @@ declare
   v_id        bigint;
 begin
   perform q.check_job_options(enqueue.payload, enqueue.priority, enqueue.max_attempts);
+  -- 'infinity' would park a job (and squat its dedup key) forever;
+  -- '-infinity' made q.stats() fail for every admin (22008).
+  if not isfinite(enqueue.run_at) then
+    raise exception 'run_at must be a finite timestamp, got %', enqueue.run_at
+      using errcode = '22023';
+  end if;
   if enqueue.dedup_key is not null and octet_length(enqueue.dedup_key) not between 1 and 512 then
     raise exception 'dedup_key must be 1 to 512 bytes, got %', octet_length(enqueue.dedup_key)
       using errcode = '22023';

@@ -38,7 +38,8 @@ begin
    where j.id = fail.id and j.state = 'r' and j.token = fail.token;
   select * into v_queue from q.queue qq where qq.id = v_job.queue_id;
 
-  v_job.errors := coalesce(v_job.errors, '[]') || q.error_entry(v_job.attempt, fail.error, false, v_now);
+  -- Bounded (0003): newest 20 entries, 4,096 characters each (q.append_error, q.error_entry).
+  v_job.errors := q.append_error(v_job.errors, q.error_entry(v_job.attempt, fail.error, false, v_now));
   v_failures := v_job.attempt - coalesce(v_job.crashes, 0);
 
   if not coalesce(fail.retryable, true)

@@ -19,7 +19,9 @@ begin
   if found then
     return 'running';
   end if;
-  if exists (select from q.job_history h where h.id = heartbeat.id and h.state = 'cancelled') then
+  -- Only the claim that was cancelled hears so; any other token is 'lost'.
+  if exists (select from q.job_history h
+              where h.id = heartbeat.id and h.state = 'cancelled' and h.token = heartbeat.token) then
     return 'cancelled';
   end if;
   return 'lost';
@@ -27,7 +29,7 @@ end
 $$;
 
 comment on function q.heartbeat(bigint, uuid, interval) is
-  'Extends a claim''s lease (by lease, default the queue''s) and tells the worker whether to go on: ''running'', ''cancelled'' (stop: q.cancel was called) or ''lost'' (the claim was reaped or taken over; stop, the result will be refused).';
+  'Extends a claim''s lease (by lease, default the queue''s) and tells the worker whether to go on: ''running'', ''cancelled'' (stop: q.cancel was called while this claim held the job) or ''lost'' (any other token: the claim was reaped or taken over, or never existed; stop, the result will be refused).';
 
 revoke all on function q.heartbeat(bigint, uuid, interval) from public;
 grant execute on function q.heartbeat(bigint, uuid, interval) to pgq_worker;

@@ -13,8 +13,11 @@ as $$
            count(*) filter (where x.state = 's' and x.run_at > now()) as scheduled,
            count(*) filter (where x.state = 'r') as running,
            -- Clamped: inside a long transaction now() can precede run_at.
-           greatest(now() - min(x.run_at) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())),
-                    interval '0') as oldest_waiting
+           -- NULL when nothing is due (0002 said 0 s: greatest() skips NULLs).
+           case when count(*) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())) > 0
+                then greatest(now() - min(x.run_at) filter (where x.state = 'w' or (x.state = 's' and x.run_at <= now())),
+                              interval '0')
+           end as oldest_waiting
       from q.job x
      group by x.queue_id
   ), dead as (

@@ -53,7 +53,7 @@ begin
     select c.id, flow_claim_jobs.queue, c.payload, c.attempt::integer,
            coalesce(c.crashes, 0)::integer, c.priority::integer, c.token, c.lease_until
       from claimed c
-     order by c.priority desc, c.run_at;  -- claim order, as q.claim returns them
+     order by c.priority desc, c.run_at, c.id;  -- claim order, as q.claim returns them
 end
 $$;
 

@@ -96,7 +96,7 @@ comment on column q.job.token is
 comment on column q.job.owner is
   'Session key (see q.session_key) whose advisory lock proves the claimer is alive; NULL = lease only.';
 comment on column q.job.errors is
-  'Every failed or lost attempt: [{attempt, at, error, crashed}].';
+  'The newest 20 failed or lost attempts: [{attempt, at, error, crashed}], each error cut at 4,096 characters.';
 
 -- Claim order, sorted already, only waiting jobs: a claim reads the first
 -- entries of its queue and never sorts. Deduplication stays off so a posting
@@ -131,22 +131,20 @@ create table q.job_history (
   finished_at   timestamptz not null,
   dedup_key     text,
   errors        jsonb,
+  token         uuid,
   constraint state_is_final check (state in ('completed', 'dead', 'cancelled'))
 );
 
 comment on table q.job_history is
   'Finished jobs: completed (if the queue keeps them), dead (retries or crash budget spent) and cancelled. q.reap deletes rows older than the queue''s retention.';
 comment on column q.job_history.errors is
-  'Every failed or lost attempt: [{attempt, at, error, crashed}].';
+  'The newest 20 failed or lost attempts: [{attempt, at, error, crashed}], each error cut at 4,096 characters.';
+
+comment on column q.job_history.token is
+  'For a job cancelled while running: the token of the claim it had, so only that claim''s q.heartbeat answers ''cancelled''.';
 
 create index job_history_finished_idx on q.job_history (queue_id, finished_at);
 create index job_history_dead_idx on q.job_history (queue_id) where state = 'dead';
-
--- Session keys for liveness evidence (q.session_key). Wraps after 2^31 keys.
-create sequence q.session_key_seq as integer minvalue 1 cycle;
-
-comment on sequence q.session_key_seq is
-  'Source of per-session liveness keys (see q.session_key).';
 
 revoke all on all tables in schema q from public;
 revoke all on all sequences in schema q from public;

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 from psycopg.types.json import Jsonb
 
 JOBS = 5_000
@@ -92,3 +93,23 @@ def test_a_claim_inside_an_explicit_repeatable_read_transaction_with_a_stale_sna
     assert results[0]["ids"], "the explicit-transaction worker got jobs"
     assert_each_claimed_once(enqueued, results)
     assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+
+
+def test_a_repeatable_read_enqueue_racing_a_reused_dedup_key_gets_40001_as_documented(
+    conn: psycopg.Connection[Any], db_url: str
+) -> None:
+    # README, error table: under REPEATABLE READ an enqueue with a dedup_key
+    # that meets a job holding that key added after the transaction's snapshot
+    # raises 40001 (ON CONFLICT cannot decide against a row it cannot see).
+    conn.execute("select q.enqueue('rr', '{}')")  # the queue exists: not the first-enqueue case
+    with psycopg.connect(db_url) as producer:
+        producer.execute("set transaction isolation level repeatable read")
+        producer.execute("select 1")  # the snapshot is taken here
+        conn.execute("select q.enqueue('rr', '{}', dedup_key => 'k')")
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            producer.execute("select q.enqueue('rr', '{}', dedup_key => 'k')")
+        producer.rollback()
+        again = producer.execute("select q.enqueue('rr', '{}', dedup_key => 'k')").fetchone()[0]
+        producer.commit()
+    assert conn.execute("select count(*) from q.job where dedup_key = 'k'").fetchone()[0] == 1
+    assert again == conn.execute("select id from q.job where dedup_key = 'k'").fetchone()[0]

@@ -36,8 +36,10 @@ create table if not exists rel.terminal (
   token    uuid,
   at       timestamptz not null default clock_timestamp()
 );
+-- SECURITY DEFINER: the trigger fires inside pgq's functions, as their
+-- owner pgq_owner, which has no rights outside schema q.
 create or replace function rel.tg_job__finished() returns trigger
-language plpgsql as $$
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 begin
   insert into rel.terminal (job_id, attempt, token) values (old.id, old.attempt, old.token);
   return null;

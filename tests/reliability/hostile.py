@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 QUEUE_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}")
 PAYLOAD_CAP = 1_048_576  # bytes, as jsonb (README: 54000 over 1 MiB)
-DEPTH_CAP = 100  # levels of nesting below the payload's top value (README: 54000 deeper)
+DEPTH_CAP = 100  # nested arrays/objects (README: 54000 deeper; 101 nested empty arrays are refused)
 CANARY_SQL = "insert into public.canary values ('{}')"
 
 # Pieces that end a string literal, a dollar quote, a statement or a
@@ -165,16 +165,21 @@ def _walk(value: Any) -> list[Any]:
     return out
 
 
+def _container(item: Any) -> bool:
+    return isinstance(item, (list, dict))
+
+
 def _depth(payload: Any) -> int:
-    """Levels of the deepest value: a scalar inside d containers is at level d."""
+    """Nested arrays/objects around the deepest value (a scalar inside d containers: d; an empty
+    container inside d containers: d + 1), which is what a recursive decoder counts."""
     if isinstance(payload, Deep):
-        return payload.depth
+        return payload.depth + (1 if _container(payload.leaf) else 0)
     if isinstance(payload, Huge):
         return 1 if payload.kind == "numbers" else 0
     best, stack = 0, [(payload, 0)]
     while stack:
         item, level = stack.pop()
-        best = max(best, level)
+        best = max(best, level + (1 if _container(item) else 0))
         children = item if isinstance(item, list) else list(item.values()) if isinstance(item, dict) else []
         stack.extend((child, level + 1) for child in children)
     return best

@@ -88,7 +88,10 @@ def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
     (pid, attempt), = runs(db_url, job, "end")
     assert pid == rescuer.pid and attempt == 2
     assert elapsed < 2.0
-    assert scalar(db_url, "select crashes from q.job_history where id = %s", (job,)) == 1
+    # The handler logs "end" before the worker's next round trip completes the job: wait for that.
+    crashes = wait_for(lambda: scalar(db_url, "select array_agg(crashes) from q.job_history where id = %s", (job,)),
+                       10, "the job to be completed")
+    assert crashes == [1]
     assert len(listener_pids(db_url)) == 1
 
 

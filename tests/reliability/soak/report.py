@@ -93,6 +93,62 @@ def _machine() -> str:
     return f"{cores} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}, {pg}"
 
 
+SECURITY = [
+    "## Security: what a session can do to pgq (revision 0003)",
+    "",
+    "Each attack below worked against revision 0002 (issue 9: an adversarial review and an independent "
+    "Node.js client); the test named beside it reproduces it and passes since 0003. \"Any login role\" means a "
+    "role with no pgq rights at all: PostgreSQL lets every role connect (by default), take advisory locks, "
+    "read pg_locks and pg_stat_activity, LISTEN and NOTIFY.",
+    "",
+    "| attack | who can mount it | 0002 | since 0003 | test |",
+    "|---|---|---|---|---|",
+    "| hold the reaper's turn, advisory lock (1885827328, 0) | any login role | every `q.reap()` returned 0: no "
+    "crashed worker's job came back, on any queue | the turn is a row lock on `q.reaper_turn` (owner-only table) | "
+    "`pgtap/reap/ignores_advisory_locks_any_role_can_take.sql`, `tests/worker/test_hostile_sessions.py` |",
+    "| hold the migration lock, advisory lock (1885827328, -1) | any login role | `alembic upgrade` waited forever | "
+    "`LOCK TABLE q.alembic_version` (owner or superuser only) | `tests/worker/test_hostile_sessions.py` |",
+    "| hold the next session keys (visible in pg_locks) | any login role | `q.session_key()` and a new worker's "
+    "first claim hung | keys are rows of `q.session`; nothing to wait on | "
+    "`pgtap/session_key/never_waits_on_locks_another_session_holds.sql`, `tests/worker/test_hostile_sessions.py` |",
+    "| LISTEN, stay idle in a transaction, fill the NOTIFY queue | any login role | every due enqueue, "
+    "`fail(retry_in => 0)` and `release` failed at COMMIT (54000) | no hint while the queue is "
+    "`pgq.notify_queue_limit` (0.5) full; workers poll | `tests/core/test_notify.py::"
+    "test_a_filling_notify_queue_skips_the_hint_and_commits_enqueue_fail_and_release`, "
+    "`tests/worker/test_hostile_sessions.py` |",
+    "| `pg_advisory_unlock_all()`, `RESET ALL`, `DISCARD ALL` on the claiming connection | the application itself "
+    "(a pool's reset hook) | the live job was reaped and run twice | liveness is pid + backend_start in "
+    "`pg_stat_activity` | `pgtap/session_key/survives_reset_all_and_advisory_unlock_all.sql`, "
+    "`tests/core/test_session_liveness.py` |",
+    "| a pool closes the idle connection that claimed | any pooled client (Node `pg.Pool`, PgBouncer) | the "
+    "running job was reaped and run twice | claims without `owner` are lease-only | "
+    "`tests/core/test_session_liveness.py::"
+    "test_a_default_claim_from_a_pooled_connection_that_is_closed_is_left_to_its_lease` |",
+    "| fail one job ~1,000 times with long errors | `pgq_worker` (or a buggy handler) | `q.fail`, then every "
+    "`q.reap()` raised 54000 | 4,096 characters per entry, newest 20 entries | "
+    "`pgtap/fail/error_history_is_bounded.sql` |",
+    "| enqueue a payload read (compressed) from a table column | `pgq_producer` | a 209,715,212-byte job was "
+    "accepted | the cap counts decompressed bytes | `pgtap/enqueue/payload_cap_counts_decompressed_bytes.sql` |",
+    "| 101 nested empty arrays | `pgq_producer` | accepted, undecodable by strict clients | refused (54000) | "
+    "`pgtap/enqueue/depth_cap_counts_nested_containers.sql` |",
+    "| `run_at => 'infinity'` / `'-infinity'` | `pgq_producer` | a dedup key squatted forever; `q.stats()` "
+    "failed (22008) | refused (22023) | `pgtap/enqueue/rejects_non_finite_run_at.sql` |",
+    "| create 100,000 queue names | `pgq_producer` | every `q.reap()` took 1.1 s | reap visits only queues "
+    "with scheduled jobs or history | `pgtap/reap/cost_does_not_grow_with_idle_queues.sql` |",
+    "| heartbeat random tokens to find cancelled ids | `pgq_worker` | `'cancelled'` for any token | `'lost'` "
+    "unless the token is the cancelled claim's | "
+    "`pgtap/heartbeat/says_lost_for_any_token_but_the_cancelled_claim.sql` |",
+    "| a bug in a SECURITY DEFINER function | whoever can call it | it ran as the installing superuser | it runs "
+    "as `pgq_owner` (NOLOGIN, owns only pgq's objects) | `pgtap/privileges/pgq_owner_owns_every_object.sql` |",
+    "",
+    "What is left: a role with `pgq_worker` can still call `q.reap()` inside a transaction it keeps open and hold "
+    "the turn (other reapers skip it until it ends), or claim with another worker's key (that claim then lives "
+    "as long as the other worker, and its lease still ends it). Other applications' own NOTIFY still fail when "
+    "the queue is full; pgq's do not. Without `pg_read_all_stats` for `pgq_owner` liveness compares the pid "
+    "alone (a re-used pid reads as alive: the lease decides).",
+    "",
+]
+
 def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[str]) -> None:
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -148,10 +204,9 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
     out += [
         "## Boundaries",
         "",
-        "- Instant reclaim rests on session evidence: the claimer's advisory lock `(q.lock_space(), key)`. Any "
-        "database user may take advisory locks, so a session that takes a dead worker's key keeps its claims "
-        "alive until their lease runs out (5 minutes by default). It can delay a reclaim; it cannot finish, steal "
-        "or read a job.",
+        "- Instant reclaim rests on session evidence: the owner key's row in `q.session` (pid and backend_start, "
+        "checked against `pg_stat_activity`), which only pgq's functions write. Claims made without "
+        "`owner => q.session_key()` are lease-only.",
         "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "
         "jobs come back when their lease runs out, not within 2 s.",
         "- A job that was running when its worker died or the server restarted runs again (at-least-once): "
@@ -159,4 +214,5 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "result is recorded, so terminal writes stay exactly one per job.",
         "",
     ]
+    out += SECURITY
     path.write_text("\n".join(out))

@@ -22,14 +22,13 @@ begin
     raise exception 'job % does not exist', retry.id using errcode = 'P0002';
   end if;
 
-  -- Same id, a fresh budget; the errors of earlier attempts stay.
+  -- Same id, a fresh budget; the errors of earlier attempts stay (the
+  -- newest 20: a history written before 0003 may hold more).
   begin
-    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
-                       concurrency_key)
+    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors)
     overriding system value
     values (v_job.id, v_job.queue_id, v_job.payload, clock_timestamp(), 'w',
-            v_job.priority, v_job.max_attempts, v_job.dedup_key, v_job.errors,
-            v_job.concurrency_key);
+            v_job.priority, v_job.max_attempts, v_job.dedup_key, case when v_job.errors is not null then q.append_error(v_job.errors, '[]') end);
   exception when unique_violation then
     raise exception 'job % cannot be retried: another job with dedup key % is waiting or running',
       retry.id, quote_literal(v_job.dedup_key)

@@ -5,10 +5,10 @@ jobs that record the slot they hold, triggers on q.job that give slots back
 on every path that ends a hold, held jobs (state h) for keys whose slots are
 taken. q.configure, q.enqueue and q.enqueue_many take new arguments (so they
 are dropped and made again); q.claim takes a delimited branch for limited
-queues only. See sql/schema/050_flow.sql.
+queues only. See sql/schema/060_flow.sql.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01
 """
 
@@ -22,8 +22,8 @@ from alembic import op
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pgq_sql import run_frozen  # noqa: E402
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -31,13 +31,13 @@ depends_on = None
 OLD_SIGNATURES = (
     "q.configure(text, interval, integer, integer, interval, interval, boolean, interval)",
     "q.enqueue(text, jsonb, timestamptz, integer, integer, text)",
-    "q.enqueue_many(text, jsonb, timestamptz, integer, integer)",
+    "q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text)",
 )
 NEW_SIGNATURES = (
     "q.configure(text, interval, integer, integer, interval, interval, boolean, interval,"
     " integer, integer, boolean, integer, interval, text[])",
     "q.enqueue(text, jsonb, timestamptz, integer, integer, text, text)",
-    "q.enqueue_many(text, jsonb, timestamptz, integer, integer, text, text[])",
+    "q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text, text, text[])",
 )
 NEW_FUNCTIONS = (
     "q.flow_block_reason(bigint)",
@@ -54,27 +54,28 @@ NEW_FUNCTIONS = (
 
 
 def upgrade() -> None:
-    run_frozen("0003", "schema/050_flow.sql")
+    run_frozen("0004", "schema/060_flow.sql")
     for signature in OLD_SIGNATURES:
         op.execute(f"drop function {signature}")
-    run_frozen("0003", "internal/check_concurrency_key.sql")
-    run_frozen("0003", "internal/finish.sql")
-    run_frozen("0003", "internal/flow_want.sql")
-    run_frozen("0003", "internal/flow_wake.sql")
-    run_frozen("0003", "internal/flow_take_key_slot.sql")
-    run_frozen("0003", "internal/flow_pass_key_slot.sql")
-    run_frozen("0003", "internal/flow_sweep.sql")
-    run_frozen("0003", "internal/flow_claim_jobs.sql")
-    run_frozen("0003", "internal/flow_claim.sql")
-    run_frozen("0003", "internal/flow_configure.sql")
-    run_frozen("0003", "triggers/flow.sql")
-    run_frozen("0003", "functions/enqueue.sql")
-    run_frozen("0003", "functions/enqueue_many.sql")
-    run_frozen("0003", "functions/claim.sql")
-    run_frozen("0003", "functions/reap.sql")
-    run_frozen("0003", "functions/retry.sql")
-    run_frozen("0003", "functions/configure.sql")
-    run_frozen("0003", "functions/flow_block_reason.sql")
+    run_frozen("0004", "internal/check_concurrency_key.sql")
+    run_frozen("0004", "internal/finish.sql")
+    run_frozen("0004", "internal/flow_want.sql")
+    run_frozen("0004", "internal/flow_wake.sql")
+    run_frozen("0004", "internal/flow_take_key_slot.sql")
+    run_frozen("0004", "internal/flow_pass_key_slot.sql")
+    run_frozen("0004", "internal/flow_sweep.sql")
+    run_frozen("0004", "internal/flow_claim_jobs.sql")
+    run_frozen("0004", "internal/flow_claim.sql")
+    run_frozen("0004", "internal/flow_configure.sql")
+    run_frozen("0004", "triggers/flow.sql")
+    run_frozen("0004", "functions/enqueue.sql")
+    run_frozen("0004", "functions/enqueue_many.sql")
+    run_frozen("0004", "functions/claim.sql")
+    run_frozen("0004", "functions/reap.sql")
+    run_frozen("0004", "functions/retry.sql")
+    run_frozen("0004", "functions/configure.sql")
+    run_frozen("0004", "functions/flow_block_reason.sql")
+    run_frozen("0003", "owner.sql")  # last: pgq_owner owns it all (tables, triggers' functions, new functions)
 
 
 def downgrade() -> None:
@@ -108,10 +109,12 @@ def downgrade() -> None:
         "alter table q.queue drop column concurrency, drop column key_concurrency, drop column ordered,"
         " drop column rate, drop column per, drop column flow_waiting"
     )
-    run_frozen("0001", "internal/finish.sql")
-    run_frozen("0001", "functions/enqueue.sql")
-    run_frozen("0001", "functions/enqueue_many.sql")
-    run_frozen("0001", "functions/claim.sql")
-    run_frozen("0001", "functions/reap.sql")
-    run_frozen("0001", "functions/retry.sql")
+    # 0003's bodies back (configure last changed in 0001).
+    run_frozen("0003", "internal/finish.sql")
+    run_frozen("0003", "functions/enqueue.sql")
+    run_frozen("0003", "functions/enqueue_many.sql")
+    run_frozen("0003", "functions/claim.sql")
+    run_frozen("0003", "functions/reap.sql")
+    run_frozen("0003", "functions/retry.sql")
     run_frozen("0001", "functions/configure.sql")
+    run_frozen("0003", "owner.sql")
