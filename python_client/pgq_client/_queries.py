@@ -14,9 +14,25 @@ from __future__ import annotations
 
 ENQUEUE = (
     "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
+    " max_attempts => %s, dedup_key => %s)"
+)
+# With a concurrency key (revision 0004, flow control): a separate statement, so a call without one
+# still runs on an older database.
+ENQUEUE_FLOW = (
+    "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
     " max_attempts => %s, dedup_key => %s, concurrency_key => %s)"
 )
 ENQUEUE_MANY = (
+    "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
+    " priority => %s, max_attempts => %s) as id"
+)
+# With keys (revision 0003): a separate statement, so a call without them still runs on 0002.
+ENQUEUE_MANY_KEYED = (
+    "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
+    " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s) as id"
+)
+# With concurrency keys (revision 0004): every argument.
+ENQUEUE_MANY_FLOW = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
     " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s,"
     " concurrency_key => %s, concurrency_keys => %s::text[]) as id"
@@ -77,6 +93,10 @@ SA_ENQUEUE = (
 )
 SA_ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
+    " priority => :priority, max_attempts => :max_attempts) as id"
+)
+SA_ENQUEUE_MANY_KEYED = (
+    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
     " priority => :priority, max_attempts => :max_attempts, dedup_keys => cast(:dedup_keys as text[]),"
     " idempotency_key => :idempotency_key) as id"
 )
@@ -108,22 +128,7 @@ ROUND_BRANCHES = {
     "claim": "select 'j'::text as kind, j.id, null::text as status, j.queue, j.payload, j.attempt, j.crashes,"
              " j.priority, j.token, j.lease_until from q.claim(queue => %s, n => %s, lease => %s, owner => %s) j",
 }
-# Flow control (issue 11): after a claim, one row when a limit cut it short (kind 'b'; status
-# 'concurrency', or 'rate <seconds until the next rate slot frees>'). q.claim sets these
-# transaction-local settings, and the Append runs this branch after the claim's.
-ROUND_BRANCHES["blocked"] = (
-    "select 'b'::text as kind, null::bigint as id,"
-    " concat_ws(' ', current_setting('pgq.claim_blocked', true),"
-    " nullif(current_setting('pgq.claim_retry_in', true), ''))"
-    f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
-)
-# Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
-# so that a claim a limit cut short asks the next freed slot for a NOTIFY (q.flow_want). No rows.
-ROUND_BRANCHES["listening"] = (
-    f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
-    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
-)
-ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked")
+ROUND_ORDER = ("complete", "fail", "dead", "release", "claim")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:

@@ -59,8 +59,10 @@ async def enqueue(
     The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
     ``concurrency_key`` puts the job under its queue's ``key_concurrency`` / ``ordered`` limit.
     """
-    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key, concurrency_key)
-    return int(await _scalar(conn, sql.ENQUEUE, params))
+    params: tuple[Any, ...] = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
+    if concurrency_key is None:
+        return int(await _scalar(conn, sql.ENQUEUE, params))
+    return int(await _scalar(conn, sql.ENQUEUE_FLOW, params + (concurrency_key,)))
 
 
 async def enqueue_many(
@@ -85,11 +87,14 @@ async def enqueue_many(
     producer whose commit reply was lost can retry the batch safely.
     concurrency_key gives every job that key; concurrency_keys one key (or None) per payload.
     """
-    keys = None if dedup_keys is None else list(dedup_keys)
-    ckeys = None if concurrency_keys is None else list(concurrency_keys)
-    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts, keys, idempotency_key,
-              concurrency_key, ckeys)
-    return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
+    params: tuple[Any, ...] = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
+    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
+    if concurrency_key is not None or concurrency_keys is not None:
+        flow = keyed + (concurrency_key, None if concurrency_keys is None else list(concurrency_keys))
+        return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY_FLOW, flow)]
+    if dedup_keys is None and idempotency_key is None:
+        return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
+    return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY_KEYED, keyed)]
 
 
 async def claim(

@@ -68,6 +68,13 @@ _ENQUEUE_MANY = text(sql.SA_ENQUEUE_MANY).bindparams(
     bindparam("run_at", type_=DateTime(timezone=True)),
     bindparam("priority", type_=Integer),
     bindparam("max_attempts", type_=Integer),
+)
+_ENQUEUE_MANY_KEYED = text(sql.SA_ENQUEUE_MANY_KEYED).bindparams(
+    bindparam("queue", type_=String),
+    bindparam("payloads", type_=String),
+    bindparam("run_at", type_=DateTime(timezone=True)),
+    bindparam("priority", type_=Integer),
+    bindparam("max_attempts", type_=Integer),
     bindparam("dedup_keys", type_=ARRAY(String)),
     bindparam("idempotency_key", type_=String),
 )
@@ -145,11 +152,19 @@ def enqueue_many(
     params = _many_params(queue, payloads, run_at, priority, max_attempts, dedup_keys, idempotency_key)
     if _is_async(bind):
         return _enqueue_many_on(bind, params)
-    return [int(i) for i in cast(SyncBind, bind).execute(_ENQUEUE_MANY, params).scalars()]
+    return [int(i) for i in cast(SyncBind, bind).execute(_many_statement(params), params).scalars()]
+
+
+def _many_statement(params: dict[str, Any]) -> Any:
+    """Without keys, the statement 0002 understands too; with them, the 0003 one."""
+    if params["dedup_keys"] is None and params["idempotency_key"] is None:
+        del params["dedup_keys"], params["idempotency_key"]
+        return _ENQUEUE_MANY
+    return _ENQUEUE_MANY_KEYED
 
 
 async def _enqueue_many_on(bind: AsyncBind, params: dict[str, Any]) -> list[int]:
-    return [int(i) for i in (await bind.execute(_ENQUEUE_MANY, params)).scalars()]
+    return [int(i) for i in (await bind.execute(_many_statement(params), params)).scalars()]
 
 
 async def enqueue_async(

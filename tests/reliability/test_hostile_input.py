@@ -81,7 +81,7 @@ def test_2000_hostile_inputs_are_stored_exactly_or_rejected_with_the_documented_
         allowed = expected(queue, payload, dedup_key, priority, max_attempts, size)
         before = counts(conn)
         try:
-            params = (queue, raw(text), None, priority, max_attempts, dedup_key, None)
+            params = (queue, raw(text), None, priority, max_attempts, dedup_key)
             row = conn.execute(sql.ENQUEUE, params).fetchone()
             outcome = STORED
         except psycopg.Error as exc:
@@ -120,12 +120,12 @@ def test_payloads_nested_100_levels_are_stored_and_101_rejected_with_54000_by_en
     def nested(levels: int) -> str:
         return "[" * levels + "1" + "]" * levels  # the 1 sits `levels` levels below the top
 
-    assert conn.execute(sql.ENQUEUE, ("deep", raw(nested(100)), None, 0, None, None, None)).fetchone()[0] > 0
-    assert conn.execute(sql.ENQUEUE_MANY, ("deep", raw(f"[{nested(100)}]"), None, 0) + (None,) * 5).fetchall()
+    assert conn.execute(sql.ENQUEUE, ("deep", raw(nested(100)), None, 0, None, None)).fetchone()[0] > 0
+    assert conn.execute(sql.ENQUEUE_MANY, ("deep", raw(f"[{nested(100)}]"), None, 0, None)).fetchall()
     empty_101 = "[" * 101 + "]" * 101  # 101 nested arrays: deeper than 100 too, though nothing sits at level 101
     for statement, text in ((sql.ENQUEUE, nested(101)), (sql.ENQUEUE_MANY, f"[{nested(101)}]"),
                             (sql.ENQUEUE, empty_101), (sql.ENQUEUE_MANY, f"[{empty_101}]")):
-        params = ("deep", raw(text), None, 0) + ((None,) * 3 if statement == sql.ENQUEUE else (None,) * 5)
+        params = ("deep", raw(text), None, 0) + ((None, None) if statement == sql.ENQUEUE else (None,))
         try:
             conn.execute(statement, params)
         except psycopg.Error as exc:
