@@ -128,7 +128,22 @@ ROUND_BRANCHES = {
     "claim": "select 'j'::text as kind, j.id, null::text as status, j.queue, j.payload, j.attempt, j.crashes,"
              " j.priority, j.token, j.lease_until from q.claim(queue => %s, n => %s, lease => %s, owner => %s) j",
 }
-ROUND_ORDER = ("complete", "fail", "dead", "release", "claim")
+# Flow control (issue 11): after a claim, one row when a limit cut it short (kind 'b'; status
+# 'concurrency', or 'rate <seconds until the next rate slot frees>'). q.claim sets these
+# transaction-local settings, and the Append runs this branch after the claim's.
+ROUND_BRANCHES["blocked"] = (
+    "select 'b'::text as kind, null::bigint as id,"
+    " concat_ws(' ', current_setting('pgq.claim_blocked', true),"
+    " nullif(current_setting('pgq.claim_retry_in', true), ''))"
+    f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
+)
+# Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
+# so that a claim a limit cut short asks the next freed slot for a NOTIFY (q.flow_want). No rows.
+ROUND_BRANCHES["listening"] = (
+    f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
+    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
+)
+ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:
