@@ -31,6 +31,13 @@ class Profile:
     seed000_seconds: float
     realwork_jobs: int
     realwork_cap_s: float
+    # bench/measures/schedules.py
+    schedules_ticks: int = 50  # `every 1 second` schedules for the lateness figure
+    schedules_lateness_s: float = 60.0
+    schedules_reap_calls: int = 300
+    schedules_claim_waiting: int = 200_000
+    schedules_claim_seconds: int = 5
+    schedules_many: int = 10_000  # schedules defined for the reap-turn and claims figures
     drain_workers: tuple[int, ...] = (1, 10)
     pgbench_transactions: int = 0  # > 0: short pgbench runs by count, not time (quick profile)
     # make bench-scale (bench/measures/scale.py)
@@ -108,6 +115,12 @@ QUICK = Profile(
     scale_history=(0, 10_000),
     scale_history_waiting=5_000,
     scale_idle_queues=100,
+    schedules_ticks=20,
+    schedules_lateness_s=8.0,
+    schedules_reap_calls=50,
+    schedules_claim_waiting=5_000,
+    schedules_claim_seconds=1,
+    schedules_many=1_000,
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,

@@ -9,7 +9,9 @@ Nothing in the site is written twice. The build assembles a source tree in
 * the README, cut into one page per ``## `` section (the README stays the
   single manual a reader of the repository sees first);
 * ``docs/`` (the guides, written for the site; screenshots);
-* the SQL API reference, generated from ``sql/`` (scripts/gen_sql_reference.py);
+* the SQL API reference, generated from ``sql/`` (scripts/gen_sql_reference.py), and the Python
+  API reference, generated from pgq_client's signatures and docstrings
+  (scripts/gen_python_reference.py);
 * the reports kept at the top of the repository (BENCHMARKS.md,
   RELIABILITY.md, ARCHITECTURE.md, CHANGELOG.md) and the charts they show.
 
@@ -94,6 +96,8 @@ def assemble() -> None:
     (SRC / "reference").mkdir(exist_ok=True)
     subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_sql_reference.py"), str(SRC / "reference" / "sql.md")],
                    check=True)
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_python_reference.py"),
+                    str(SRC / "reference" / "python.md")], check=True)
     # README-relative links (BENCHMARKS.md, bench/charts/...) are repository-root relative; the
     # manual pages sit one folder down. In-README anchors (#pgbouncer) point at another page now.
     anchors = {a: name for _, name, body in sections for a in headings(body)}

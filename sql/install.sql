@@ -9,7 +9,8 @@
 \ir schema/030_tables.sql
 \ir schema/050_sessions.sql
 \ir schema/055_enqueue_receipts.sql
-\ir schema/060_flow.sql
+\ir schema/060_schedules.sql
+\ir schema/065_flow.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -32,6 +33,16 @@
 \ir internal/claim_under_snapshot.sql
 \ir internal/gone_owners.sql
 \ir internal/forget_ended_sessions.sql
+\ir internal/schedule_now.sql
+\ir internal/cron_value.sql
+\ir internal/cron_field.sql
+\ir internal/cron_parse.sql
+\ir internal/cron_next.sql
+\ir internal/cron_prev.sql
+\ir internal/next_slot.sql
+\ir internal/prev_slot.sql
+\ir internal/fire_slot.sql
+\ir internal/fire_schedules.sql
 \ir internal/check_concurrency_key.sql
 \ir internal/flow_want.sql
 \ir internal/flow_wake.sql
@@ -63,5 +74,10 @@
 \ir functions/configure.sql
 \ir functions/stats.sql
 \ir functions/jobs.sql
+\ir functions/schedule.sql
+\ir functions/unschedule.sql
+\ir functions/pause_schedule.sql
+\ir functions/resume_schedule.sql
+\ir functions/schedules.sql
 \ir functions/flow_block_reason.sql
 \ir owner.sql

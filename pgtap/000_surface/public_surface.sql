@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(97);
+select plan(118);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -11,6 +11,7 @@ select functions_are('q', array[
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason',
+  'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -19,7 +20,9 @@ select functions_are('q', array[
   'promote_all_due', 'purge_history', 'purge_receipts',
   'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
   'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
-  'flow_want', 'flow_wake'
+  'flow_want', 'flow_wake',
+  'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev', 'next_slot', 'prev_slot',
+  'fire_slot', 'fire_schedules'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -41,6 +44,11 @@ select results_eq(
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[])'),
+    ('q.cron_field(text,text,text,integer,integer,text[])'),
+    ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
+    ('q.cron_parse(text)'),
+    ('q.cron_prev(q.cron_spec,text,timestamp with time zone)'),
+    ('q.cron_value(text,text,text,text,integer,integer,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text,text,text[])'),
@@ -58,6 +66,8 @@ select results_eq(
     ('q.flow_take_key_slot(integer,text,integer,bigint)'),
     ('q.flow_wake(integer)'),
     ('q.flow_want(integer)'),
+    ('q.fire_schedules(integer)'),
+    ('q.fire_slot(q.schedule,timestamp with time zone)'),
     ('q.forget_ended_sessions(integer)'),
     ('q.gone_owners(integer)'),
     ('q.heartbeat(bigint,uuid,interval)'),
@@ -65,10 +75,13 @@ select results_eq(
     ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
+    ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
     ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
+    ('q.pause_schedule(text)'),
     ('q.payload_size(jsonb)'),
+    ('q.prev_slot(q.cron_spec,interval,text,timestamp with time zone)'),
     ('q.promote_all_due(integer)'),
     ('q.promote_due(integer,integer)'),
     ('q.purge_history(integer,timestamp with time zone)'),
@@ -77,13 +90,18 @@ select results_eq(
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
     ('q.resume(text)'),
+    ('q.resume_schedule(text)'),
     ('q.retry(bigint)'),
+    ('q.schedule(text,text,text,jsonb,text,integer,integer,text,interval)'),
+    ('q.schedule_now()'),
+    ('q.schedules(text)'),
     ('q.session_key()'),
     ('q.stats()'),
     ('q.tg_job__flow_admit()'),
     ('q.tg_job__flow_finish()'),
     ('q.tg_job__flow_stop()'),
-    ('q.tg_job__notify_enqueued()') $$,
+    ('q.tg_job__notify_enqueued()'),
+    ('q.unschedule(text)') $$,
   'every function in q has exactly one, pinned signature');
 
 -- Argument names and defaults are the named-argument API (q.claim(queue => ..., n => ...)).
@@ -107,13 +125,18 @@ select results_eq(
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('pause', 'queue text', 'void'),
+    ('pause_schedule', 'name text', 'boolean'),
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
     ('release', 'id bigint, token uuid', 'boolean'),
     ('release_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('resume', 'queue text', 'void'),
+    ('resume_schedule', 'name text', 'boolean'),
     ('retry', 'id bigint', 'bigint'),
+    ('schedule', 'name text, cron text DEFAULT NULL::text, queue text DEFAULT NULL::text, payload jsonb DEFAULT ''{}''::jsonb, timezone text DEFAULT ''UTC''::text, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, catch_up text DEFAULT ''latest''::text, every interval DEFAULT NULL::interval', 'q.schedule_info'),
+    ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
     ('session_key', '', 'integer'),
-    ('stats', '', 'SETOF q.queue_stats') $$,
+    ('stats', '', 'SETOF q.queue_stats'),
+    ('unschedule', 'name text', 'boolean') $$,
   'the public functions have the documented argument names, defaults and results');
 
 -- has_function with argument types, for each public function.
@@ -138,6 +161,11 @@ select has_function('q', 'configure', array['text', 'interval', 'integer', 'inte
 select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
+select has_function('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule(text, text, text, jsonb, text, int, int, text, interval) exists');
+select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists');
+select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
+select has_function('q', 'resume_schedule', array['text'], 'q.resume_schedule(text) exists');
+select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists');
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
@@ -161,6 +189,11 @@ select function_returns('q', 'configure', array['text', 'interval', 'integer', '
 select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
 select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record', 'q.flow_block_reason returns a table');
+select function_returns('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule_info', 'q.schedule returns q.schedule_info');
+select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedule returns boolean');
+select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
+select function_returns('q', 'resume_schedule', array['text'], 'boolean', 'q.resume_schedule returns boolean');
+select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info', 'q.schedules returns setof q.schedule_info');
 
 -- Volatility: everything writes except stats and jobs, which only read.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
@@ -184,6 +217,11 @@ select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'int
 select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
+select volatility_is('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'volatile', 'q.schedule is volatile');
+select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule is volatile');
+select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
+select volatility_is('q', 'resume_schedule', array['text'], 'volatile', 'q.resume_schedule is volatile');
+select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
@@ -207,6 +245,11 @@ select is_definer('q', 'configure', array['text', 'interval', 'integer', 'intege
 select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
+select is_definer('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule is SECURITY DEFINER');
+select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DEFINER');
+select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');
+select is_definer('q', 'resume_schedule', array['text'], 'q.resume_schedule is SECURITY DEFINER');
+select is_definer('q', 'schedules', array['text'], 'q.schedules is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
 -- run as definer, and they must not be (nobody else may call them anyway).
@@ -221,7 +264,9 @@ select is(
                              'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
-                             'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake')
+                             'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake',
+                             'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev',
+                             'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');
@@ -255,15 +300,16 @@ select is(
 
 -- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'queue_slot', 'key_slot', 'rate_slot']
+  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
+        'queue_slot', 'key_slot', 'rate_slot']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, queue_slot, key_slot, rate_slot (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot (and alembic_version under Alembic)');
 
-select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq'],
+select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
-select types_are('q', array['claimed_job', 'queue_stats', 'job_info'],
-  'schema q has exactly the composite types claimed_job, queue_stats and job_info');
+select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info'],
+  'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec and schedule_info');
 
 select results_eq(
   $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
@@ -294,6 +340,18 @@ select results_eq(
             ('lease_until', 'timestamp with time zone'), ('finished_at', 'timestamp with time zone'),
             ('dedup_key', 'text'), ('payload', 'jsonb'), ('errors', 'jsonb') $$,
   'q.job_info has the documented columns, in order');
+
+select results_eq(
+  $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
+       from pg_catalog.pg_attribute a
+      where a.attrelid = 'q.schedule_info'::regclass and a.attnum > 0 and not a.attisdropped
+      order by a.attnum $$,
+  $$ values ('name', 'text'), ('queue', 'text'), ('cron', 'text'), ('every', 'interval'), ('timezone', 'text'),
+            ('catch_up', 'text'), ('paused', 'boolean'), ('next_fire_at', 'timestamp with time zone'),
+            ('last_slot', 'timestamp with time zone'), ('last_fired_at', 'timestamp with time zone'),
+            ('last_job_id', 'bigint'), ('payload', 'jsonb'), ('priority', 'integer'), ('max_attempts', 'integer'),
+            ('created_at', 'timestamp with time zone'), ('updated_at', 'timestamp with time zone') $$,
+  'q.schedule_info has the documented columns, in order');
 
 select * from finish();
 rollback;

@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(227);
+select plan(287);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -27,6 +27,11 @@ insert into matrix values
   ('configure',               false, false, true),
   ('stats',                   false, false, true),
   ('jobs',                    false, false, true),
+  ('schedule',                false, false, true),
+  ('unschedule',              false, false, true),
+  ('pause_schedule',          false, false, true),
+  ('resume_schedule',         false, false, true),
+  ('schedules',               false, false, true),
   ('lock_space',              false, false, false),
   ('check_queue_name',        false, false, false),
   ('check_job_options',       false, false, false),
@@ -62,7 +67,17 @@ insert into matrix values
   ('payload_size',            false, false, false),
   ('promote_all_due',         false, false, false),
   ('purge_history',           false, false, false),
-  ('purge_receipts',          false, false, false);
+  ('purge_receipts',          false, false, false),
+  ('schedule_now',            false, false, false),
+  ('cron_value',              false, false, false),
+  ('cron_field',              false, false, false),
+  ('cron_parse',              false, false, false),
+  ('cron_next',               false, false, false),
+  ('cron_prev',               false, false, false),
+  ('next_slot',               false, false, false),
+  ('prev_slot',               false, false, false),
+  ('fire_slot',               false, false, false),
+  ('fire_schedules',          false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -73,7 +88,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 56 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 71 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

@@ -55,19 +55,35 @@ from ._client import (
     jobs,
     listen,
     pause,
+    pause_schedule,
     reap,
     release,
     release_many,
     resume,
+    resume_schedule,
     retry,
+    schedule,
+    schedules,
     session_key,
     stats,
+    unschedule,
 )
 from ._queries import CHANNEL
 from ._version import __version__
-from .app import App, Task
+from .app import App, Periodic, Task
 from .context import JobCancelled, JobContext, JobLost
-from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueSettings, QueueStats
+from .records import (
+    BeatStatus,
+    CatchUp,
+    FailStatus,
+    Job,
+    JobInfo,
+    JobState,
+    Outcome,
+    QueueSettings,
+    QueueStats,
+    ScheduleInfo,
+)
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
@@ -77,6 +93,7 @@ __all__ = [
     "App",
     "AsyncWorker",
     "BeatStatus",
+    "CatchUp",
     "FailStatus",
     "Job",
     "JobCancelled",
@@ -85,8 +102,10 @@ __all__ = [
     "JobLost",
     "JobState",
     "Outcome",
+    "Periodic",
     "QueueSettings",
     "QueueStats",
+    "ScheduleInfo",
     "StartupError",
     "Task",
     "Worker",
@@ -107,13 +126,18 @@ __all__ = [
     "jobs",
     "listen",
     "pause",
+    "pause_schedule",
     "reap",
     "release",
     "release_many",
     "resume",
+    "resume_schedule",
     "retry",
+    "schedule",
+    "schedules",
     "session_key",
     "stats",
+    "unschedule",
 ]
 
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")

@@ -28,7 +28,17 @@ from psycopg.types.json import Jsonb
 
 from . import _queries as sql
 from .payloads import dumps
-from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueSettings, QueueStats
+from .records import (
+    BeatStatus,
+    CatchUp,
+    FailStatus,
+    Job,
+    JobInfo,
+    Outcome,
+    QueueSettings,
+    QueueStats,
+    ScheduleInfo,
+)
 
 Connection = psycopg.Connection[Any]
 
@@ -281,6 +291,56 @@ def jobs(
     """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
     with conn.cursor(row_factory=class_row(JobInfo)) as cur:
         cur.execute(sql.JOBS, (queue, state, job_id, limit))
+        return cur.fetchall()
+
+
+def schedule(
+    conn: Connection,
+    name: str,
+    *,
+    queue: str,
+    cron: str | None = None,
+    every: timedelta | None = None,
+    payload: dict[str, Any] | None = None,
+    timezone: str = "UTC",
+    priority: int = 0,
+    max_attempts: int | None = None,
+    catch_up: CatchUp | str = CatchUp.LATEST,
+) -> ScheduleInfo:
+    """Create or replace a schedule (``q.schedule``): give ``cron`` or ``every``; needs pgq_admin.
+
+    Each slot enqueues one job into queue with payload plus ``schedule`` (the
+    name) and ``slot`` (ISO 8601, UTC). Replacing with the same timing keeps
+    the next slot; the same definition again writes nothing.
+    """
+    params = (name, cron, queue, Jsonb(payload or {}, dumps=dumps), timezone, priority, max_attempts, str(catch_up),
+              every)
+    with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
+        cur.execute(sql.SCHEDULE, params)
+        row = cur.fetchone()
+    assert row is not None  # q.schedule returns the schedule it wrote
+    return row
+
+
+def unschedule(conn: Connection, name: str) -> bool:
+    """Delete a schedule (jobs it enqueued stay); False if there was none of that name."""
+    return bool(_scalar(conn, sql.UNSCHEDULE, (name,)))
+
+
+def pause_schedule(conn: Connection, name: str) -> bool:
+    """Stop a schedule firing (slots passing meanwhile are skipped); False if there is none of that name."""
+    return bool(_scalar(conn, sql.PAUSE_SCHEDULE, (name,)))
+
+
+def resume_schedule(conn: Connection, name: str) -> bool:
+    """Let a paused schedule fire from its next slot after now; False if there is none of that name."""
+    return bool(_scalar(conn, sql.RESUME_SCHEDULE, (name,)))
+
+
+def schedules(conn: Connection, name: str | None = None) -> list[ScheduleInfo]:
+    """Every schedule (or the one named) with its next and last fire (``q.schedules()``)."""
+    with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
+        cur.execute(sql.SCHEDULES, (name,))
         return cur.fetchall()
 
 

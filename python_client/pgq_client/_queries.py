@@ -61,6 +61,14 @@ CONFIGURE = (
 )
 STATS = "select * from q.stats()"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
+SCHEDULE = (
+    "select * from q.schedule(name => %s, cron => %s, queue => %s, payload => %s, timezone => %s,"
+    " priority => %s, max_attempts => %s, catch_up => %s, every => %s)"
+)
+UNSCHEDULE = "select q.unschedule(name => %s)"
+PAUSE_SCHEDULE = "select q.pause_schedule(name => %s)"
+RESUME_SCHEDULE = "select q.resume_schedule(name => %s)"
+SCHEDULES = "select * from q.schedules(name => %s)"
 
 # -- monitoring: what pgq_client.observe reads for the `pgq metrics` exporter and the dashboard ---------
 #
@@ -79,7 +87,6 @@ THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
 EXPLAIN = "select * from q.explain(%s)"
 HEALTH = "select * from q.health()"
-SCHEDULES = "select * from q.schedules()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"

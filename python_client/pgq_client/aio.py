@@ -26,7 +26,17 @@ from psycopg.types.json import Jsonb
 
 from . import _queries as sql
 from .payloads import dumps
-from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueSettings, QueueStats
+from .records import (
+    BeatStatus,
+    CatchUp,
+    FailStatus,
+    Job,
+    JobInfo,
+    Outcome,
+    QueueSettings,
+    QueueStats,
+    ScheduleInfo,
+)
 
 AsyncConnection = psycopg.AsyncConnection[Any]
 
@@ -279,6 +289,56 @@ async def jobs(
     """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
     async with conn.cursor(row_factory=class_row(JobInfo)) as cur:
         await cur.execute(sql.JOBS, (queue, state, job_id, limit))
+        return await cur.fetchall()
+
+
+async def schedule(
+    conn: AsyncConnection,
+    name: str,
+    *,
+    queue: str,
+    cron: str | None = None,
+    every: timedelta | None = None,
+    payload: dict[str, Any] | None = None,
+    timezone: str = "UTC",
+    priority: int = 0,
+    max_attempts: int | None = None,
+    catch_up: CatchUp | str = CatchUp.LATEST,
+) -> ScheduleInfo:
+    """Create or replace a schedule (``q.schedule``): give ``cron`` or ``every``; needs pgq_admin.
+
+    Each slot enqueues one job into queue with payload plus ``schedule`` (the
+    name) and ``slot`` (ISO 8601, UTC). Replacing with the same timing keeps
+    the next slot; the same definition again writes nothing.
+    """
+    params = (name, cron, queue, Jsonb(payload or {}, dumps=dumps), timezone, priority, max_attempts, str(catch_up),
+              every)
+    async with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
+        await cur.execute(sql.SCHEDULE, params)
+        row = await cur.fetchone()
+    assert row is not None  # q.schedule returns the schedule it wrote
+    return row
+
+
+async def unschedule(conn: AsyncConnection, name: str) -> bool:
+    """Delete a schedule (jobs it enqueued stay); False if there was none of that name."""
+    return bool(await _scalar(conn, sql.UNSCHEDULE, (name,)))
+
+
+async def pause_schedule(conn: AsyncConnection, name: str) -> bool:
+    """Stop a schedule firing (slots passing meanwhile are skipped); False if there is none of that name."""
+    return bool(await _scalar(conn, sql.PAUSE_SCHEDULE, (name,)))
+
+
+async def resume_schedule(conn: AsyncConnection, name: str) -> bool:
+    """Let a paused schedule fire from its next slot after now; False if there is none of that name."""
+    return bool(await _scalar(conn, sql.RESUME_SCHEDULE, (name,)))
+
+
+async def schedules(conn: AsyncConnection, name: str | None = None) -> list[ScheduleInfo]:
+    """Every schedule (or the one named) with its next and last fire (``q.schedules()``)."""
+    async with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
+        await cur.execute(sql.SCHEDULES, (name,))
         return await cur.fetchall()
 
 

@@ -17,6 +17,14 @@
 
     app.run_worker()            # or: pgq worker myapp:app  (every task, each with its own slots)
 
+Schedules are declared next to the task they feed, and written to the
+database when a worker starts (:meth:`App.sync_schedules`)::
+
+    @app.periodic(cron="0 3 * * *", timezone="Europe/Berlin", name="nightly-cleanup")
+    @app.task(queue="maintenance")
+    def cleanup(payload: dict, job: pgq_client.JobContext) -> None:
+        ...  # payload["slot"]: the slot this run is for (ISO 8601, UTC)
+
 Importing an App and enqueueing needs psycopg only: the worker runtime
 (psycopg_pool) is imported when a worker is made. Extension points for
 worker-side features: :meth:`App.on_startup` / :meth:`App.on_shutdown`
@@ -37,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import psycopg
 
 from . import _client, aio
+from .records import CatchUp
 from .worker.options import WorkerOptions, check_queue_name
 
 if TYPE_CHECKING:
@@ -128,18 +137,52 @@ class Task(Generic[P]):
                          batch_size=self.batch_size, lease=self.lease, payload=self.payload, name=self.name)
 
 
+@dataclasses.dataclass(frozen=True)
+class Periodic:
+    """A schedule declared in code (:meth:`App.periodic`): what ``q.schedule`` is called with."""
+
+    name: str
+    queue: str
+    cron: str | None = None
+    every: timedelta | None = None
+    payload: dict[str, Any] = dataclasses.field(default_factory=dict)
+    timezone: str = "UTC"
+    priority: int = 0
+    max_attempts: int | None = None
+    catch_up: CatchUp = CatchUp.LATEST
+
+    def write(self, conn: psycopg.Connection[Any]) -> None:
+        _client.schedule(conn, self.name, queue=self.queue, cron=self.cron, every=self.every, payload=self.payload,
+                         timezone=self.timezone, priority=self.priority, max_attempts=self.max_attempts,
+                         catch_up=self.catch_up)
+
+    async def write_async(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        await aio.schedule(conn, self.name, queue=self.queue, cron=self.cron, every=self.every, payload=self.payload,
+                           timezone=self.timezone, priority=self.priority, max_attempts=self.max_attempts,
+                           catch_up=self.catch_up)
+
+
 class App:
     """A set of tasks served by one worker, with worker options shared by all of them.
 
     options: defaults for :class:`~pgq_client.worker.WorkerOptions`
     (database_url, poll_interval, ...), overridable when the worker is made.
     ``concurrency`` is the default per task; a task's own wins.
+    prune_schedules: when a worker starts, also delete schedules into this
+    App's queues that the code no longer declares (off by default: removing a
+    declaration then leaves the schedule in the database).
+    schedules_at_startup: whether a worker writes the declared schedules when
+    it starts (that needs pgq_admin); False for workers that run as
+    pgq_worker while a deploy step calls :meth:`sync_schedules`.
     """
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, prune_schedules: bool = False, schedules_at_startup: bool = True, **options: Any) -> None:
         WorkerOptions.build(**options)  # unknown or bad options fail here, not at start-up
         self.options = options
+        self.prune_schedules = prune_schedules
+        self.schedules_at_startup = schedules_at_startup
         self.tasks: dict[str, Task[Any]] = {}
+        self.schedules: dict[str, Periodic] = {}
         self.startup_hooks: list[Callable[..., Any]] = []
         self.shutdown_hooks: list[Callable[..., Any]] = []
 
@@ -172,6 +215,91 @@ class App:
             return task
 
         return register
+
+    def periodic(self, *, cron: str | None = None, every: timedelta | float | None = None, name: str | None = None,
+                 payload: Any = None, timezone: str = "UTC", priority: int | None = None,
+                 max_attempts: int | None = None,
+                 catch_up: CatchUp | str = CatchUp.LATEST) -> Callable[[Task[P]], Task[P]]:
+        """Decorator over :meth:`task`: enqueue a job for the task on a cron or interval schedule.
+
+        cron: 5 fields or a macro (@daily ...), read as wall-clock time in
+        timezone (an IANA name); every: an interval (seconds or timedelta,
+        whole seconds). name: the schedule's name (default: the task's queue;
+        give one when a task has several schedules). payload: a dict (or
+        pydantic model/dataclass) each job gets, plus "schedule" and "slot".
+        priority, max_attempts: default the task's. catch_up: latest, all or
+        none (see the README). Written to the database when a worker starts.
+        """
+        if (cron is None) == (every is None):
+            raise ValueError("give exactly one of cron= and every=")
+        if isinstance(every, (int, float)):
+            every = timedelta(seconds=every)
+        if catch_up not in {c.value for c in CatchUp}:
+            raise ValueError(f"catch_up must be latest, all or none, got {catch_up!r}")
+        policy = CatchUp(catch_up)
+        data = encode(payload) if payload is not None else {}
+        if not isinstance(data, dict):
+            raise ValueError(f"a schedule's payload must be a dict (a JSON object), got {type(data).__name__}")
+
+        def register(task: Task[P]) -> Task[P]:
+            if not isinstance(task, Task):
+                raise TypeError("@app.periodic goes above @app.task(...): it schedules a registered task")
+            key = name or task.queue
+            if key in self.schedules:
+                raise ValueError(f"a schedule named {key!r} is declared already; give this one a name=")
+            self.schedules[key] = Periodic(
+                name=key, queue=task.queue, cron=cron, every=every, payload=data, timezone=timezone,
+                priority=task.priority if priority is None else priority,
+                max_attempts=max_attempts or task.max_attempts, catch_up=policy)
+            return task
+
+        return register
+
+    def sync_schedules(self, conn: psycopg.Connection[Any], *, prune: bool | None = None) -> list[str]:
+        """Write the declared schedules (create or replace; unchanged ones write nothing), in one transaction.
+
+        prune (default: the App's prune_schedules) also deletes schedules into
+        this App's queues that are no longer declared. Returns the names deleted.
+        Needs pgq_admin. A worker calls this at start-up.
+        """
+        with conn.transaction():
+            # Sorted: workers starting together lock the rows in one order.
+            for periodic in sorted(self.schedules.values(), key=lambda p: p.name):
+                periodic.write(conn)
+            gone = self._stale(_client.schedules(conn), prune)
+            for stale in gone:
+                _client.unschedule(conn, stale)
+        return gone
+
+    async def sync_schedules_async(self, conn: psycopg.AsyncConnection[Any], *, prune: bool | None = None) -> list[str]:
+        """:meth:`sync_schedules` on an AsyncConnection."""
+        async with conn.transaction():
+            for periodic in sorted(self.schedules.values(), key=lambda p: p.name):
+                await periodic.write_async(conn)
+            gone = self._stale(await aio.schedules(conn), prune)
+            for stale in gone:
+                await aio.unschedule(conn, stale)
+        return gone
+
+    def _stale(self, existing: Sequence[Any], prune: bool | None) -> list[str]:
+        if not (self.prune_schedules if prune is None else prune):
+            return []
+        return sorted(s.name for s in existing if s.queue in self.tasks and s.name not in self.schedules)
+
+    def _sync_hook(self, conn: Any) -> Any:
+        if isinstance(conn, psycopg.AsyncConnection):
+            return self._sync_checked_async(conn)
+        try:
+            self.sync_schedules(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _needs_admin(exc) from exc
+        return None
+
+    async def _sync_checked_async(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        try:
+            await self.sync_schedules_async(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise _needs_admin(exc) from exc
 
     def on_startup(self, hook: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: call hook(conn) when a worker starts, after its checks, before its first claim."""
@@ -216,7 +344,10 @@ class App:
         lanes = self.lanes(queues, base.concurrency)
         # The worker's total slots are the lanes' (claim loops and the pool are sized from it).
         opts = dataclasses.replace(base, concurrency=sum(lane.concurrency for lane in lanes))
-        return cls.from_lanes(lanes, opts, hooks=Hooks(list(self.startup_hooks), list(self.shutdown_hooks)))
+        # Schedules are written before the user's hooks and the first claim.
+        syncs = self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
+        startup = ([self._sync_hook] if syncs else []) + list(self.startup_hooks)
+        return cls.from_lanes(lanes, opts, hooks=Hooks(startup, list(self.shutdown_hooks)))
 
     def run_worker(self, *, queues: Sequence[str] | None = None, **options: Any) -> None:
         """Run a worker for the tasks until SIGTERM/SIGINT (asyncio.run when a task is async)."""
@@ -228,6 +359,15 @@ class App:
 
         worker: AsyncWorker = self._make(AsyncWorker, queues, options)
         await worker.run()
+
+
+def _needs_admin(exc: psycopg.Error) -> Exception:
+    from .worker import StartupError
+
+    return StartupError(
+        f"this App declares schedules, and writing them at start-up needs pgq_admin ({exc.diag.message_primary}):"
+        " grant pgq_admin to the worker's role, or make the App with schedules_at_startup=False and call"
+        " app.sync_schedules(conn) from a deploy step that has it")
 
 
 def run(worker: Worker | AsyncWorker) -> None:

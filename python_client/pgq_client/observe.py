@@ -155,7 +155,7 @@ def health(conn: Connection) -> list[Row]:
 
 def schedules(conn: Connection) -> list[Row]:
     """Every schedule (``q.schedules``, revision 0005; check ``features``)."""
-    return _rows(conn, sql.SCHEDULES)
+    return _rows(conn, sql.SCHEDULES, (None,))
 
 
 # -- acting (pgq_admin) ---------------------------------------------------------------------------

@@ -91,6 +91,36 @@ class QueueStats:
     oldest_waiting: timedelta | None
 
 
+class CatchUp(_Kind):
+    """What a schedule does with slots missed by more than a minute (downtime)."""
+
+    LATEST = "latest"  # fire the newest missed slot once, unless a slot is on time
+    ALL = "all"  # fire the missed slots, the newest 100 at most
+    NONE = "none"  # skip them
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleInfo:
+    """One row of ``q.schedules()`` (what ``q.schedule`` returns too)."""
+
+    name: str
+    queue: str
+    cron: str | None
+    every: timedelta | None
+    timezone: str
+    catch_up: str
+    paused: bool
+    next_fire_at: datetime | None
+    last_slot: datetime | None
+    last_fired_at: datetime | None
+    last_job_id: int | None
+    payload: Any
+    priority: int
+    max_attempts: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
 @dataclass(frozen=True, slots=True)
 class QueueSettings:
     """A queue's settings, as ``q.configure`` leaves them."""

@@ -14,7 +14,11 @@ begin
   -- The cap keeps one job from bloating the hot table; large data belongs
   -- in your own table, referenced from the payload. Measured decompressed
   -- (q.payload_size): a value read from a table column arrives compressed.
-  v_size := q.payload_size(check_job_options.payload);
+  -- (Inline for the common uncompressed case: a function call per enqueue
+  -- cost about 4 us, 15% of a single q.enqueue.)
+  v_size := case when pg_column_compression(check_job_options.payload) is null
+                 then pg_column_size(check_job_options.payload)
+                 else q.payload_size(check_job_options.payload) end;
   if v_size > 1048576 then
     raise exception 'payload is % bytes; the cap is 1048576 bytes (1 MiB)', v_size
       using errcode = '54000';

@@ -8,7 +8,12 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  if q.notify_allowed() then
+  -- q.notify_allowed()'s test, inline: the trigger fires on every enqueue
+  -- and a nested function call cost about 4 us of a 25 us q.enqueue.
+  if coalesce(current_setting('pgq.notify', true), '') <> 'off'
+     and pg_notification_queue_usage() < coalesce(
+           (select v::float8 from (select current_setting('pgq.notify_queue_limit', true) as v) s
+             where v ~ '^\s*(0|1|0?\.[0-9]+|0\.[0-9]*|1\.0*)\s*$'), 0.5) then
     -- One statement, no nested call: a query over a transition table is
     -- planned on every firing, so this runs on every enqueue and stays small.
     -- pg_notify folds repeats within a transaction: one per queue is sent.

@@ -346,8 +346,7 @@ def test_downgrade_0003_to_0002_and_up_again_keeps_jobs_and_claims_completable(
         assert conn.execute("select q.reap()").fetchone()[0] == 0
         assert conn.execute("select q.complete(%s, %s)", held[0]).fetchone()[0] is True
 
-        # Up to head (0003 and any revision after it), so the catalog compares with install.sql.
-        alembic(url, "upgrade", "head")
+        alembic(url, "upgrade", "head")  # (0003 and the revisions after it: the catalog below is head's)
         assert conn.execute("select q.complete(%s, %s)", held[1]).fetchone()[0] is True
         assert len(conn.execute("select * from q.claim('down', 10)").fetchall()) == 2
     assert_same_catalog(install_sql, fingerprint(url))

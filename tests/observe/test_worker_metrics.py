@@ -64,6 +64,11 @@ def test_scraped_during_a_drain_the_worker_figures_match_the_database(db_url: st
         final = wait_for(lambda: (s := scrape(address)) and
                          value(s, "pgq_worker_jobs_completed_total", queue="w") == JOBS - len(FAILING) and s,
                          10, "the last outcomes to be counted")
+        # The worker's reaper turn comes about once a second; a drain on a fast (or a
+        # loaded) machine can end before the first one, so wait for it rather than race it.
+        final = wait_for(lambda: (s := scrape(address)) and
+                         (value(s, "pgq_worker_reap_duration_seconds_count") or 0) >= 1 and s,
+                         10, "a reaper turn to be timed")
     finally:
         gate.set()
         worker.stop()

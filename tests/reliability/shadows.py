@@ -22,7 +22,8 @@ CONCRETE = {
     "format": [("text", "text"), ("text", "integer"), ("text", "text", "text")],
     "concat_ws": [("text", "text", "text")],
 }
-TABLES = ["job", "queue", "job_history", "inserted", "j", "qq", "w", "x", "h", "d", "live", "dead"]
+TABLES = ["job", "queue", "job_history", "inserted", "j", "qq", "w", "x", "h", "d", "live", "dead",
+          "schedule", "schedule_fire", "s", "f", "fired", "cron_spec", "schedule_info"]
 TYPES = ["uuid", "jsonb", "interval", "tid", "bigint", "text"]
 PSEUDO = "('any', 'anyelement', 'anyarray', 'anynonarray', 'anyenum', 'anyrange', 'anymultirange', " \
          "'anycompatible', 'anycompatiblearray', 'anycompatiblenonarray', 'anycompatiblerange', " \

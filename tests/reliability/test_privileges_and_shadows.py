@@ -198,6 +198,21 @@ def workload(conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]) -
     step("release_many", "select * from q.release_many(%s, %s)", ([r[0] for r in more[4:5]], [r[1] for r in more[4:5]]))
     conn.execute("select pg_sleep(0.01)")
     step("reap", "select q.reap()")
+    # Schedules, on the scheduler's test clock (SET, not set_config: no unqualified function here).
+    conn.execute("set pgq.schedule_now = '2026-12-01 10:00:00+00'")
+    step("schedule", "select name, queue, cron, every, timezone, catch_up, paused, next_fire_at, payload"
+                     " from q.schedule('nightly', '30 2 * * mon-fri', 's', %s, timezone => 'Europe/Berlin')",
+         (Jsonb({"k": "x'y"}),))
+    step("schedule every", "select name, every, next_fire_at from q.schedule('tick', queue => 's',"
+                           " every => interval '30 seconds', catch_up => 'all')")
+    step("one schedule", "select name, cron from q.schedules('nightly')")
+    conn.execute("set pgq.schedule_now = '2026-12-01 10:01:00.5+00'")
+    step("reap fires", "select q.reap()")
+    step("schedules", "select name, paused, next_fire_at, last_slot, last_job_id is not null from q.schedules()")
+    step("pause_schedule", "select q.pause_schedule('tick')")
+    step("resume_schedule", "select q.resume_schedule('tick')")
+    step("unschedule", "select q.unschedule('nightly')")
+    conn.execute("reset pgq.schedule_now")
     log.append(("session_key", conn.execute("select q.session_key()").fetchone()[0] > 0))
     step("stats", "select queue, paused, waiting, scheduled, running, dead from q.stats()")
     log.append(("notifications", sorted(n.payload for n in listener.notifies(timeout=0.5, stop_after=100))))

@@ -30,12 +30,13 @@ from .. import migrations
 from .._version import __version__
 from ..app import App
 from ..migrations import MigrationsNotFound
+from ..records import CatchUp
 from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
 from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
-from ._tables import STATES, job_detail, jobs_table, stats_table
+from ._tables import STATES, job_detail, jobs_table, schedules_table, stats_table
 from ._worker_command import worker_options
 
 app = typer.Typer(
@@ -336,6 +337,91 @@ def resume(queue: str = typer.Argument(...)) -> None:
     out.print(f"queue {queue} resumed")
 
 
+# -- schedules ------------------------------------------------------------------------------------
+
+schedule_app = typer.Typer(help="Cron and interval schedules: add, list, remove, pause, resume (pgq_admin).",
+                           no_args_is_help=True)
+app.add_typer(schedule_app, name="schedule")
+_EVERY = re.compile(r"^(\d+)\s*(s|m|h|d)?$")
+CATCH_UPS = tuple(c.value for c in CatchUp)
+
+
+def parse_every(text: str) -> timedelta:
+    """An interval such as 30s, 5m, 2h, 1d (a bare number is seconds)."""
+    match = _EVERY.match(text.strip())
+    if not match:
+        raise typer.BadParameter(f"{text!r} is not an interval like 30s, 5m, 2h or 1d", param_hint="--every")
+    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+
+
+@schedule_app.command("add")
+def schedule_add(
+    name: Annotated[str, typer.Argument(help="The schedule's name (adding an existing name replaces it).")],
+    queue: Annotated[str, typer.Option("--queue", "-q", help="Queue the jobs go to.")],
+    cron: Annotated[str | None, typer.Option(help="5-field cron expression or @hourly/@daily/... macro.")] = None,
+    every: Annotated[str | None, typer.Option(help="Interval instead of cron: 30s, 5m, 2h, 1d.")] = None,
+    payload: Annotated[str, typer.Option(help="Payload JSON object each job gets (plus schedule and slot).")] = "{}",
+    tz: Annotated[str, typer.Option("--timezone", "--tz", help="IANA time zone of the cron expression.")] = "UTC",
+    priority: Annotated[int, typer.Option(help="Priority of the jobs.")] = 0,
+    max_attempts: Annotated[
+        int | None, typer.Option("--max-attempts", min=1, help="Failed attempts before dead.")
+    ] = None,
+    catch_up: Annotated[
+        str, typer.Option("--catch-up", help="Slots missed by downtime: latest, all or none.")
+    ] = "latest",
+) -> None:
+    """Create or replace a schedule; prints its next fire time."""
+    if (cron is None) == (every is None):
+        raise typer.BadParameter("give exactly one of --cron and --every")
+    if catch_up not in CATCH_UPS:
+        raise typer.BadParameter(f"{catch_up!r} is not one of {', '.join(CATCH_UPS)}", param_hint="--catch-up")
+    try:
+        data = json.loads(payload)
+    except json.JSONDecodeError as exc:
+        raise typer.BadParameter(f"payload is not valid JSON: {exc}", param_hint="--payload") from None
+    interval = parse_every(every) if every is not None else None
+    with database() as conn:
+        row = calls.schedule(conn, name, queue=queue, cron=cron, every=interval, payload=data, timezone=tz,
+                             priority=priority, max_attempts=max_attempts, catch_up=catch_up)
+    out.print(schedules_table([row]))
+
+
+@schedule_app.command("list")
+def schedule_list() -> None:
+    """Every schedule with its next fire time (in its time zone), last slot and last job."""
+    with database() as conn:
+        out.print(schedules_table(calls.schedules(conn)))
+
+
+@schedule_app.command("remove")
+def schedule_remove(name: str = typer.Argument(...)) -> None:
+    """Delete a schedule (jobs it already enqueued stay)."""
+    with database() as conn:
+        if not calls.unschedule(conn, name):
+            fail(f"no schedule named {name!r}")
+    out.print(f"schedule {name} removed")
+
+
+@schedule_app.command("pause")
+def schedule_pause(name: str = typer.Argument(...)) -> None:
+    """Stop a schedule firing (slots passing meanwhile are skipped)."""
+    with database() as conn:
+        if not calls.pause_schedule(conn, name):
+            fail(f"no schedule named {name!r}")
+    out.print(f"schedule {name} paused")
+
+
+@schedule_app.command("resume")
+def schedule_resume(name: str = typer.Argument(...)) -> None:
+    """Let a paused schedule fire again from its next slot."""
+    with database() as conn:
+        if not calls.resume_schedule(conn, name):
+            fail(f"no schedule named {name!r}")
+        rows = calls.schedules(conn, name)
+    next_fire = rows[0].next_fire_at if rows else None
+    out.print(f"schedule {name} resumed; next fire {next_fire.isoformat() if next_fire else '-'}")
+
+
 # -- monitoring: the metrics exporter ---------------------------------------------------------------
 
 
@@ -422,10 +508,34 @@ def dashboard(
     serve(url, host=host, port=port, read_only=read_only, root_path=root_path)
 
 
+def hoist_database_url(argv: list[str]) -> list[str]:
+    """``--database-url`` belongs to ``pgq`` itself; accept it after the command's name too.
+
+    ``pgq worker tasks:f -q emails --database-url URL`` reads as ``pgq --database-url URL worker ...``
+    (typer would otherwise answer "No such option"). Only the option's own spellings move
+    (``--database-url URL``, ``--database-url=URL``); everything else keeps its place.
+    """
+    moved: list[str] = []
+    kept: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--database-url" and i + 1 < len(argv):
+            moved += argv[i:i + 2]
+            i += 2
+            continue
+        if arg.startswith("--database-url="):
+            moved.append(arg)
+        else:
+            kept.append(arg)
+        i += 1
+    return moved + kept
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        app(args=hoist_database_url(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit(130)
 

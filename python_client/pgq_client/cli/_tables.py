@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..records import JobInfo, JobState, QueueStats
+from ..records import JobInfo, JobState, QueueStats, ScheduleInfo
 
 STATES = tuple(s.value for s in JobState)
 
@@ -40,6 +40,46 @@ def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
                       Text(f"{r.dead:,}", style="red" if r.dead else ""), _age(r.oldest_waiting))
     if not rows:
         table.caption = "no queues yet"
+    return table
+
+
+def _timing(row: ScheduleInfo) -> str:
+    if row.cron is not None:
+        return row.cron
+    assert row.every is not None
+    return f"every {_age(row.every) if row.every.total_seconds() % 60 else _whole(row.every)}"
+
+
+def _whole(value: timedelta) -> str:
+    seconds = int(value.total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _local(value: datetime | None, zone: str) -> str:
+    """A fire time in the schedule's zone (with its offset), as operators read the cron expression."""
+    if value is None:
+        return "-"
+    try:
+        from zoneinfo import ZoneInfo
+
+        return value.astimezone(ZoneInfo(zone)).isoformat(sep=" ", timespec="seconds")
+    except Exception:  # noqa: BLE001 - a zone Python does not know: show it as PostgreSQL sent it
+        return _when(value)
+
+
+def schedules_table(rows: list[ScheduleInfo]) -> Table:
+    table = Table(title="pgq schedules", title_justify="left")
+    for name in ("name", "queue", "when", "timezone", "catch-up", "next fire", "last slot", "last job"):
+        table.add_column(name, justify="right" if name == "last job" else "left")
+    for r in rows:
+        table.add_row(r.name, r.queue, _timing(r), r.timezone, r.catch_up,
+                      Text("paused", style="yellow") if r.paused else Text(_local(r.next_fire_at, r.timezone)),
+                      _local(r.last_slot, r.timezone), "-" if r.last_job_id is None else str(r.last_job_id))
+    if not rows:
+        table.caption = "no schedules"
     return table
 
 
