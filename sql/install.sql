@@ -80,4 +80,5 @@
 \ir functions/resume_schedule.sql
 \ir functions/schedules.sql
 \ir functions/flow_block_reason.sql
+\ir functions/limits.sql
 \ir owner.sql

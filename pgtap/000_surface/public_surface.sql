@@ -3,14 +3,14 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(118);
+select plan(122);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
@@ -73,6 +73,7 @@ select results_eq(
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
+    ('q.limits(text)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
@@ -124,6 +125,7 @@ select results_eq(
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
+    ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone)'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
@@ -161,6 +163,7 @@ select has_function('q', 'configure', array['text', 'interval', 'integer', 'inte
 select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
+select has_function('q', 'limits', array['text'], 'q.limits(text) exists');
 select has_function('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule(text, text, text, jsonb, text, int, int, text, interval) exists');
 select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists');
 select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
@@ -189,6 +192,7 @@ select function_returns('q', 'configure', array['text', 'interval', 'integer', '
 select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
 select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record', 'q.flow_block_reason returns a table');
+select function_returns('q', 'limits', array['text'], 'setof record', 'q.limits returns a table');
 select function_returns('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule_info', 'q.schedule returns q.schedule_info');
 select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedule returns boolean');
 select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
@@ -217,6 +221,7 @@ select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'int
 select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
+select volatility_is('q', 'limits', array['text'], 'stable', 'q.limits is stable');
 select volatility_is('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'volatile', 'q.schedule is volatile');
 select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule is volatile');
 select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
@@ -245,6 +250,7 @@ select is_definer('q', 'configure', array['text', 'interval', 'integer', 'intege
 select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
+select is_definer('q', 'limits', array['text'], 'q.limits is SECURITY DEFINER');
 select is_definer('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule is SECURITY DEFINER');
 select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DEFINER');
 select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');

@@ -3,7 +3,7 @@
 -- releases, reaps; admin has both through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(287);
+select plan(291);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
 insert into matrix values
@@ -48,6 +48,7 @@ insert into matrix values
   ('claim_under_snapshot',    false, false, false),
   ('tg_job__notify_enqueued', false, false, false),
   ('flow_block_reason',       false, false, true),
+  ('limits',                  false, false, true),
   ('check_concurrency_key',   false, false, false),
   ('flow_take_key_slot',      false, false, false),
   ('flow_pass_key_slot',      false, false, false),
@@ -88,7 +89,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 71 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 72 functions x 4 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

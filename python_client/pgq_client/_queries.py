@@ -16,7 +16,7 @@ ENQUEUE = (
     "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
     " max_attempts => %s, dedup_key => %s)"
 )
-# With a concurrency key (revision 0004, flow control): a separate statement, so a call without one
+# With a concurrency key (revision 0005, flow control): a separate statement, so a call without one
 # still runs on an older database.
 ENQUEUE_FLOW = (
     "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
@@ -31,7 +31,7 @@ ENQUEUE_MANY_KEYED = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
     " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s) as id"
 )
-# With concurrency keys (revision 0004): every argument.
+# With concurrency keys (revision 0005): every argument.
 ENQUEUE_MANY_FLOW = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
     " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s,"
@@ -53,12 +53,27 @@ RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 # The columns named, not q.queue's every column: a setting added later must not break the record.
-CONFIGURE = (
+# The flow-control columns (revision 0005) are read through to_jsonb, so the same select runs on an
+# older database (NULL there); the limits are sent only when given (CONFIGURE_FLOW).
+_CONFIGURED = (
     "select c.name as queue, c.paused, c.lease, c.max_attempts, c.max_crashes, c.backoff_base, c.backoff_max,"
-    " c.keep_completed, c.retention"
-    " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " c.keep_completed, c.retention, (to_jsonb(c)->>'concurrency')::integer as concurrency,"
+    " (to_jsonb(c)->>'key_concurrency')::integer as key_concurrency,"
+    " coalesce((to_jsonb(c)->>'ordered')::boolean, false) as ordered,"
+    " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per"
+)
+CONFIGURE = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
     " backoff_max => %s, keep_completed => %s, retention => %s) c"
 )
+CONFIGURE_FLOW = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
+    " ordered => %s, rate => %s, per => %s, unlimit => %s) c"
+)
+LIMITS = "select * from q.limits(queue => %s)"
 STATS = "select * from q.stats()"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 SCHEDULE = (

@@ -32,7 +32,9 @@ from .records import (
     FailStatus,
     Job,
     JobInfo,
+    Limit,
     Outcome,
+    QueueLimits,
     QueueSettings,
     QueueStats,
     ScheduleInfo,
@@ -257,18 +259,39 @@ async def configure(
     backoff_max: timedelta | None = None,
     keep_completed: bool | None = None,
     retention: timedelta | None = None,
+    concurrency: int | None = None,
+    key_concurrency: int | None = None,
+    ordered: bool | None = None,
+    rate: int | None = None,
+    per: timedelta | None = None,
+    unlimit: Sequence[Limit | str] | None = None,
 ) -> QueueSettings:
     """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
 
-    Creates the queue with the defaults first if it has never been used. Bad values raise
-    ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    Creates the queue with the defaults first if it has never been used. ``concurrency``,
+    ``key_concurrency``, ``ordered``, ``rate``/``per`` and ``unlimit`` (names of limits to remove)
+    are flow control (revision 0005); a call without them runs on older databases too. Bad values
+    raise ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
     """
-    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
+    params: tuple[Any, ...] = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max,
+                               keep_completed, retention)
+    removed = [str(u) for u in unlimit] if unlimit is not None else None
+    flow = (concurrency, key_concurrency, ordered, rate, per, removed)
+    statement = sql.CONFIGURE
+    if any(v is not None for v in flow):
+        params, statement = params + flow, sql.CONFIGURE_FLOW
     async with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
-        await cur.execute(sql.CONFIGURE, params)
+        await cur.execute(statement, params)
         row = await cur.fetchone()
     assert row is not None  # q.configure returns the queue's row
     return row
+
+
+async def limits(conn: AsyncConnection, queue: str | None = None) -> list[QueueLimits]:
+    """Every limited queue's limits and how full they are now (``q.limits``, admin; revision 0005)."""
+    async with conn.cursor(row_factory=class_row(QueueLimits)) as cur:
+        await cur.execute(sql.LIMITS, (queue,))
+        return await cur.fetchall()
 
 
 async def stats(conn: AsyncConnection) -> list[QueueStats]:

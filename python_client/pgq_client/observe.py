@@ -154,8 +154,13 @@ def health(conn: Connection) -> list[Row]:
 
 
 def schedules(conn: Connection) -> list[Row]:
-    """Every schedule (``q.schedules``, revision 0005; check ``features``)."""
+    """Every schedule (``q.schedules``, revision 0004; check ``features``)."""
     return _rows(conn, sql.SCHEDULES, (None,))
+
+
+def limits(conn: Connection) -> list[Row]:
+    """Every limited queue's limits and how full they are (``q.limits``, revision 0005; check ``features``)."""
+    return _rows(conn, sql.LIMITS, (None,))
 
 
 # -- acting (pgq_admin) ---------------------------------------------------------------------------

@@ -91,6 +91,14 @@ class QueueStats:
     oldest_waiting: timedelta | None
 
 
+class Limit(_Kind):
+    """A flow-control limit, by the name ``q.configure(unlimit => ...)`` takes."""
+
+    CONCURRENCY = "concurrency"
+    KEY_CONCURRENCY = "key_concurrency"
+    RATE = "rate"
+
+
 class CatchUp(_Kind):
     """What a schedule does with slots missed by more than a minute (downtime)."""
 
@@ -134,6 +142,29 @@ class QueueSettings:
     backoff_max: timedelta
     keep_completed: bool
     retention: timedelta
+    # Flow control (revision 0005; None / False on an older database).
+    concurrency: int | None = None
+    key_concurrency: int | None = None
+    ordered: bool = False
+    rate: int | None = None
+    per: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueLimits:
+    """One row of ``q.limits()``: a limited queue's limits and how full they are now."""
+
+    queue: str
+    concurrency: int | None
+    running: int
+    key_concurrency: int | None
+    ordered: bool
+    busy_keys: int
+    held: int  # exact up to 10,000; 10,001 means more
+    rate: int | None
+    per: timedelta | None
+    started_in_window: int
+    next_start_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,12 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pgq_client
 import psycopg
+import pytest
 from pgq_client import aio
 from psycopg.types.json import Jsonb
 
@@ -127,6 +129,23 @@ def test_thin_client_enqueues_with_concurrency_keys(conn: psycopg.Connection[Any
     more = pgq_client.enqueue_many(conn, "tc", [4, 5], concurrency_keys=["b", None])
     rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q.job").fetchall())
     assert [rows[i] for i in [first, *ids, *more]] == ["a:w", "a:h", "a:h", "b:w", "-:w"]
+
+
+def test_thin_client_sets_limits_reads_how_full_they_are_and_removes_them(conn: psycopg.Connection[Any]) -> None:
+    plain = pgq_client.configure(conn, "tl", max_attempts=3)
+    assert (plain.max_attempts, plain.concurrency, plain.rate) == (3, None, None)
+    assert pgq_client.limits(conn) == []  # a queue without limits is not listed
+    s = pgq_client.configure(conn, "tl", concurrency=2, key_concurrency=1, rate=10, per=timedelta(minutes=1))
+    assert (s.max_attempts, s.concurrency, s.key_concurrency, s.ordered, s.rate, s.per) == (
+        3, 2, 1, False, 10, timedelta(minutes=1))
+    pgq_client.enqueue_many(conn, "tl", [1, 2, 3], concurrency_keys=["a", "a", "b"])
+    assert len(pgq_client.claim(conn, "tl", 5)) == 2
+    (row,) = pgq_client.limits(conn, "tl")
+    assert (row.running, row.busy_keys, row.held, row.started_in_window, row.next_start_at) == (2, 2, 1, 2, None)
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="concurrency"):
+        pgq_client.configure(conn, "tl", concurrency=0)
+    cleared = pgq_client.configure(conn, "tl", unlimit=[pgq_client.Limit.RATE, "concurrency"])
+    assert (cleared.concurrency, cleared.key_concurrency, cleared.rate, cleared.per) == (None, 1, None, None)
 
 
 def test_async_client_enqueues_with_a_concurrency_key(db_url: str) -> None:

@@ -129,8 +129,19 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         assert flash(browser) == "queue emails resumed"
         assert not paused(db_url, "emails")
 
+        # Limits: a queue at its concurrency limit shows as full, with the jobs its keys hold back.
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("select q.configure('reports', concurrency => 1, key_concurrency => 1)")
+            conn.execute("select q.enqueue('reports', '{}', concurrency_key => 'acme') from generate_series(1, 3)")
+            conn.execute("select count(*) from q.claim('reports', 1)")
+        browser.get(base + "/limits")
+        row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#limits tr[data-queue="reports"]')))
+        assert row.find_element(By.CSS_SELECTOR, "td.concurrency").text == "1 / 1 full"
+        assert row.find_element(By.CSS_SELECTOR, "td.held").text == "2"
+        assert not browser.find_elements(By.CSS_SELECTOR, 'tr[data-queue="emails"]')  # no limit, not listed
+
         # Pages whose SQL is not on main yet say so (placeholders), and none fails.
-        for path in ("/health", "/schedules", "/limits"):
+        for path in ("/health", "/schedules"):
             browser.get(base + path)
             assert (browser.find_elements(By.ID, "placeholder") or browser.find_elements(By.TAG_NAME, "table")
                     or browser.find_elements(By.CSS_SELECTOR, "p.empty")), path  # (schedules: none defined)

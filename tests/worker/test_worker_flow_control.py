@@ -97,3 +97,30 @@ def test_a_rate_limited_queue_is_claimed_again_when_its_next_slot_frees(db_url: 
     spread = (at[-1] - at[0]).total_seconds()
     assert spread >= 1.5, f"12 starts at 5 per second took {spread:.2f} s"
     print(f"rate 5/s: 12 starts over {spread:.2f} s")
+
+
+def test_pgq_configure_and_limits_commands(db_url: str) -> None:
+    from test_pgq_command import no_traceback, pgq
+
+    done = pgq(db_url, "configure", "render", "--concurrency", "2", "--key-concurrency", "1", "--rate", "50",
+               "--per", "1m")
+    assert done.returncode == 0, done.stderr
+    for text in ("concurrency", "2", "key_concurrency", "rate", "50", "per", "1m"):
+        assert text in done.stdout, (text, done.stdout)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select q.enqueue('render', '{}', concurrency_key => 'acme') from generate_series(1, 3)")
+        conn.execute("select count(*) from q.claim('render', 5)")
+    listing = pgq(db_url, "limits")
+    assert listing.returncode == 0, listing.stderr
+    for text in ("render", "1 / 2", "at most 1", "1 / 50 per 1m"):
+        assert text in listing.stdout, (text, listing.stdout)
+    assert pgq(db_url, "configure", "render", "--unlimit", "rate", "--unlimit", "concurrency").returncode == 0
+    assert "unlimited" in pgq(db_url, "limits", "render").stdout
+    for args, code, text in (
+        (("configure", "render", "--concurrency", "0"), 1, "concurrency"),
+        (("configure", "render", "--unlimit", "speed"), 2, "concurrency, key_concurrency, rate"),
+        (("configure", "render", "--rate", "5", "--per", "soon"), 2, "not an interval"),
+    ):
+        done = pgq(db_url, *args)
+        assert done.returncode == code and text in done.stderr, (args, done.returncode, done.stderr)
+        no_traceback(done)

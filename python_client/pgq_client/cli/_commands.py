@@ -30,13 +30,13 @@ from .. import migrations
 from .._version import __version__
 from ..app import App
 from ..migrations import MigrationsNotFound
-from ..records import CatchUp
+from ..records import CatchUp, Limit
 from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
 from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
-from ._tables import STATES, job_detail, jobs_table, schedules_table, stats_table
+from ._tables import STATES, job_detail, jobs_table, limits_table, schedules_table, settings_table, stats_table
 from ._worker_command import worker_options
 
 app = typer.Typer(
@@ -337,6 +337,47 @@ def resume(queue: str = typer.Argument(...)) -> None:
     out.print(f"queue {queue} resumed")
 
 
+# -- queue settings and flow-control limits -----------------------------------------------------------
+
+LIMITS = tuple(limit.value for limit in Limit)
+
+
+@app.command()
+def configure(
+    queue: Annotated[str, typer.Argument(help="The queue (made with the defaults if it does not exist).")],
+    lease: Annotated[str | None, typer.Option(help="Lease of a claim: 30s, 5m, 2h.")] = None,
+    max_attempts: Annotated[int | None, typer.Option("--max-attempts", help="Failed attempts before dead.")] = None,
+    max_crashes: Annotated[int | None, typer.Option("--max-crashes", help="Lost claims before dead.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="At most N jobs of the queue run at once.")] = None,
+    key_concurrency: Annotated[
+        int | None, typer.Option("--key-concurrency", help="At most K jobs per concurrency key.")] = None,
+    ordered: Annotated[
+        bool | None, typer.Option("--ordered/--unordered", help="A key's jobs one after another, in order.")] = None,
+    rate: Annotated[int | None, typer.Option(help="At most R starts per --per window.")] = None,
+    per: Annotated[str | None, typer.Option(help="The rate window: 1s (default with --rate), 1m, 1h.")] = None,
+    unlimit: Annotated[
+        list[str] | None, typer.Option(help=f"Remove a limit: {', '.join(LIMITS)} (repeatable).")] = None,
+) -> None:
+    """Change a queue's settings and flow-control limits (pgq_admin); prints them all."""
+    for name in unlimit or []:
+        if name not in LIMITS:
+            raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
+    window = parse_every(per, "--per") if per is not None else (timedelta(seconds=1) if rate is not None else None)
+    with database() as conn:
+        row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
+                              max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
+                              key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
+                              unlimit=unlimit)
+    out.print(settings_table(row))
+
+
+@app.command()
+def limits(queue: Annotated[str | None, typer.Argument(help="Only this queue.")] = None) -> None:
+    """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window."""
+    with database() as conn:
+        out.print(limits_table(calls.limits(conn, queue)))
+
+
 # -- schedules ------------------------------------------------------------------------------------
 
 schedule_app = typer.Typer(help="Cron and interval schedules: add, list, remove, pause, resume (pgq_admin).",
@@ -346,11 +387,11 @@ _EVERY = re.compile(r"^(\d+)\s*(s|m|h|d)?$")
 CATCH_UPS = tuple(c.value for c in CatchUp)
 
 
-def parse_every(text: str) -> timedelta:
+def parse_every(text: str, option: str = "--every") -> timedelta:
     """An interval such as 30s, 5m, 2h, 1d (a bare number is seconds)."""
     match = _EVERY.match(text.strip())
     if not match:
-        raise typer.BadParameter(f"{text!r} is not an interval like 30s, 5m, 2h or 1d", param_hint="--every")
+        raise typer.BadParameter(f"{text!r} is not an interval like 30s, 5m, 2h or 1d", param_hint=option)
     return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
 
 

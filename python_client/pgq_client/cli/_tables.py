@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..records import JobInfo, JobState, QueueStats, ScheduleInfo
+from ..records import JobInfo, JobState, QueueLimits, QueueSettings, QueueStats, ScheduleInfo
 
 STATES = tuple(s.value for s in JobState)
 
@@ -40,6 +40,37 @@ def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
                       Text(f"{r.dead:,}", style="red" if r.dead else ""), _age(r.oldest_waiting))
     if not rows:
         table.caption = "no queues yet"
+    return table
+
+
+def limits_table(rows: list[QueueLimits]) -> Table:
+    table = Table(title="pgq limits", title_justify="left")
+    for name, justify in (("queue", "left"), ("running / concurrency", "right"), ("busy keys", "right"),
+                          ("per key", "left"), ("held", "right"), ("rate window", "right"), ("next start", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        full = r.concurrency is not None and r.running >= r.concurrency
+        table.add_row(r.queue, Text(f"{r.running:,} / {r.concurrency if r.concurrency is not None else 'unlimited'}",
+                                    style="yellow" if full else ""),
+                      f"{r.busy_keys:,}" if r.key_concurrency is not None else "-",
+                      (f"at most {r.key_concurrency}" + (", ordered" if r.ordered else ""))
+                      if r.key_concurrency is not None else "-",
+                      "> 10,000" if r.held > 10000 else f"{r.held:,}",
+                      f"{r.started_in_window:,} / {r.rate:,} per {_whole(r.per)}" if r.rate and r.per else "-",
+                      _when(r.next_start_at))
+    if not rows:
+        table.caption = "no queue has a limit (pgq configure QUEUE --concurrency N, --key-concurrency K, --rate R)"
+    return table
+
+
+def settings_table(row: QueueSettings) -> Table:
+    table = Table(title=f"queue {row.queue}", title_justify="left", show_header=False)
+    table.add_column("setting")
+    table.add_column("value")
+    for name in ("paused", "lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max", "keep_completed",
+                 "retention", "concurrency", "key_concurrency", "ordered", "rate", "per"):
+        value = getattr(row, name)
+        table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
     return table
 
 

@@ -280,7 +280,10 @@ def make_app(dash: Dashboard) -> Starlette:
         return dash.render(request, "schedules.html", {"nav": "schedules", **dash.read(read)})
 
     def limits_page(request: Request) -> Response:
-        return dash.render(request, "limits.html", {"nav": "limits"})
+        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
+            return {"rows": observe.limits(conn) if feats.may("limits") else None, "present": feats.has("limits")}
+
+        return dash.render(request, "limits.html", {"nav": "limits", **dash.read(read)})
 
     # -- actions (POST, CSRF, admin) -------------------------------------------------------------------
 
