@@ -81,6 +81,7 @@ class Dashboard:
         env.filters["pretty"] = _pretty
         env.filters["excerpt"] = _excerpt
         env.filters["first_line"] = _first_line
+        env.filters["cell"] = _cell
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         observe.bound(conn, self.query_timeout)
@@ -172,6 +173,19 @@ def _when(value: datetime | None) -> str:
 
 def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _cell(value: Any) -> str:
+    """A value of a generic table (schedules, health): times in UTC, JSON as JSON, NULL as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, datetime):
+        return _when(value)
+    if isinstance(value, timedelta):
+        return _age(value)
+    if isinstance(value, (dict, list)):
+        return _excerpt(value, 120)
+    return str(value)
 
 
 def _excerpt(value: Any, length: int = 80) -> str:
