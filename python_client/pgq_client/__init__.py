@@ -24,6 +24,12 @@ The layers, top to bottom:
 * ``pgq_client.cli``: the ``pgq`` command (typer, rich, alembic).
 * ``pgq_client.testing``: helpers for your tests (a migrated database, run
   queued jobs inline).
+* ``pgq_client.migrations``: the Alembic migrations this package carries
+  (``upgrade``, ``downgrade``, ``head``, ``version_location()`` for your own
+  Alembic; the ``migrations`` extra).
+
+``pgq_client.__version__`` is the package's version (``pgq --version`` also
+prints the schema revision it installs).
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ from ._client import (
     stats,
 )
 from ._queries import CHANNEL
+from ._version import __version__
 from .app import App, Task
 from .context import JobCancelled, JobContext, JobLost
 from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
@@ -79,6 +86,7 @@ __all__ = [
     "Task",
     "Worker",
     "WorkerOptions",
+    "__version__",
     "cancel",
     "claim",
     "complete",

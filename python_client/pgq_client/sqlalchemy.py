@@ -19,11 +19,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, text
-from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
-from sqlalchemy.types import DateTime, Integer, String
+try:
+    from sqlalchemy import bindparam, text
+    from sqlalchemy.dialects.postgresql import JSONB
+    from sqlalchemy.engine import Connection
+    from sqlalchemy.orm import Session
+    from sqlalchemy.types import DateTime, Integer, String
+except ModuleNotFoundError as exc:  # pragma: no cover - tests/packaging/ runs it without the extra
+    if exc.name != "sqlalchemy":
+        raise
+    raise ModuleNotFoundError("pgq_client.sqlalchemy needs the 'sqlalchemy' extra (sqlalchemy is not installed):"
+                              " pip install 'pgq-client[sqlalchemy]'", name=exc.name) from exc
 
 from . import _queries as sql
 
