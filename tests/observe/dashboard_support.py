@@ -44,9 +44,11 @@ def dashboard(url: str, log: Path, *args: str) -> Iterator[str]:
             try:
                 with urllib.request.urlopen(base + "/", timeout=5):
                     break
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError) as exc:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"the dashboard did not start:\n{log.read_text()}") from None
+                    http = isinstance(exc, urllib.error.HTTPError)
+                    said = exc.read().decode(errors="replace")[-2000:] if http else exc
+                    raise AssertionError(f"the dashboard did not start ({said}):\n{log.read_text()}") from None
                 time.sleep(0.1)
         yield base
     finally:
