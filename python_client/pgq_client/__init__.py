@@ -24,6 +24,9 @@ The layers, top to bottom:
 * ``pgq_client.cli``: the ``pgq`` command (typer, rich, alembic).
 * ``pgq_client.testing``: helpers for your tests (a migrated database, run
   queued jobs inline).
+* ``pgq_client.payloads``: how payloads become JSON (datetime, Decimal,
+  UUID, ...; ``payloads.register(MyType, encoder)`` for your own).
+* ``pgq_client.sqlalchemy``: enqueue through a Session/AsyncSession.
 * ``pgq_client.migrations``: the Alembic migrations this package carries
   (``upgrade``, ``downgrade``, ``head``, ``version_location()`` for your own
   Alembic; the ``migrations`` extra).
@@ -42,6 +45,7 @@ from ._client import (
     complete,
     complete_and_claim,
     complete_many,
+    configure,
     enqueue,
     enqueue_many,
     fail,
@@ -63,7 +67,7 @@ from ._queries import CHANNEL
 from ._version import __version__
 from .app import App, Task
 from .context import JobCancelled, JobContext, JobLost
-from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
+from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueSettings, QueueStats
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
@@ -81,6 +85,7 @@ __all__ = [
     "JobLost",
     "JobState",
     "Outcome",
+    "QueueSettings",
     "QueueStats",
     "StartupError",
     "Task",
@@ -92,6 +97,7 @@ __all__ = [
     "complete",
     "complete_and_claim",
     "complete_many",
+    "configure",
     "enqueue",
     "enqueue_many",
     "fail",
