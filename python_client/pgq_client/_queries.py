@@ -48,7 +48,10 @@ JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)
 # -- monitoring: what pgq_client.observe reads for the `pgq metrics` exporter and the dashboard ---------
 #
 # Rows are read as dicts by column name, so columns a later revision adds
-# (q.stats's *_exact) come through without a change here.
+# (q.stats's *_exact) come through without a change here. Each function is
+# called only when this role may call it (FEATURES): revision 0006 brings
+# q.throughput*, q.explain, q.health, q.job_page and q.retry_dead; before it
+# the job list and bulk retry go through q.jobs and q.retry.
 
 # Which of pgq's functions exist in this database and whether this role may call them:
 # the exporter and the dashboard show what the installed revision offers.
@@ -58,10 +61,17 @@ FEATURES = (
 )
 # A bound on every monitoring statement (the exporter's and the dashboard's connections).
 STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
-THROUGHPUT = "select * from q.throughput(since => %s)"
-THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
-EXPLAIN = "select * from q.explain(%s)"
-HEALTH = "select * from q.health()"
+# q.stats with its default bound (exact up to 1000 jobs per count from revision 0006 on; no argument before).
+OBSERVE_STATS = "select * from q.stats()"
+OBSERVE_THROUGHPUT = "select * from q.throughput(since => %s)"
+OBSERVE_THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+OBSERVE_EXPLAIN = "select * from q.explain(%s)"
+OBSERVE_HEALTH = "select * from q.health()"
+OBSERVE_JOB_PAGE = (
+    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
+    " max_scan => %s)"
+)
+OBSERVE_RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
 SCHEDULES = "select * from q.schedules()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.

@@ -131,3 +131,11 @@ def chromium() -> Any:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors (CSP violations) readable
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
+
+
+def installed(url: str, function: str) -> bool:
+    """Is q.<function> in this database (revision 0006 brings q.job_page, q.throughput, q.explain, q.health)?"""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("select exists(select from pg_proc where pronamespace = 'q'::regnamespace"
+                           " and proname = %s)", (function,)).fetchone()
+        return bool(row and row[0])

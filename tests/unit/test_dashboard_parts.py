@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from pgq_client.dashboard._app import _age, _cell, _first_line, _unflash
+from pgq_client.dashboard._app import _age, _cell, _error_line, _unflash
 from pgq_client.dashboard._svg import sparkline
 
 
@@ -31,7 +31,8 @@ def test_cells_ages_and_error_lines_read_well() -> None:
     assert _cell(datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc)) == "2026-12-01 09:30:00 UTC"
     assert [_age(timedelta(seconds=s)) for s in (5, 125, 7300, 90000)] == ["5 s", "2 min 5 s", "2 h 1 min", "1 d 1 h"]
     errors = [{"attempt": 1, "error": "Traceback (most recent call last):\n  File ...\nValueError: mailbox full\n"}]
-    assert _first_line(errors) == "ValueError: mailbox full" and _first_line(None) == ""
+    assert _error_line(errors) == "ValueError: mailbox full" and _error_line(None) == ""
+    assert _error_line(errors[0]["error"]) == "ValueError: mailbox full"  # q.job_page's last_error is the text
 
 
 def test_a_flash_cookie_that_is_not_ours_shows_nothing() -> None:
