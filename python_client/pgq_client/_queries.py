@@ -48,10 +48,7 @@ JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)
 # -- monitoring: what pgq_client.observe reads for the `pgq metrics` exporter and the dashboard ---------
 #
 # Rows are read as dicts by column name, so columns a later revision adds
-# (q.stats's *_exact) come through without a change here. Each function is
-# called only when this role may call it (FEATURES): revision 0006 brings
-# q.throughput*, q.explain, q.health, q.job_page and q.retry_dead; before it
-# the job list and bulk retry go through q.jobs and q.retry.
+# (q.stats's *_exact) come through without a change here.
 
 # Which of pgq's functions exist in this database and whether this role may call them:
 # the exporter and the dashboard show what the installed revision offers.
@@ -61,7 +58,19 @@ FEATURES = (
 )
 # A bound on every monitoring statement (the exporter's and the dashboard's connections).
 STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
-# q.stats with its default bound (exact up to 1000 jobs per count from revision 0006 on; no argument before).
+THROUGHPUT = "select * from q.throughput(since => %s)"
+THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(%s)"
+HEALTH = "select * from q.health()"
+SCHEDULES = "select * from q.schedules()"
+
+# The NOTIFY channel of the enqueue trigger; the payload is the queue name.
+CHANNEL = "pgq"
+LISTEN = f"listen {CHANNEL}"
+
+# -- monitoring, the statements pgq_client.observe sends to revision 0006's functions (it calls each
+# only where FEATURES says this role may: before 0006 the job list and a bulk retry go through
+# q.jobs and q.retry). Its own q.stats call takes the default bound, so it works on every revision.
 OBSERVE_STATS = "select * from q.stats()"
 OBSERVE_THROUGHPUT = "select * from q.throughput(since => %s)"
 OBSERVE_THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
@@ -72,11 +81,6 @@ OBSERVE_JOB_PAGE = (
     " max_scan => %s)"
 )
 OBSERVE_RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
-SCHEDULES = "select * from q.schedules()"
-
-# The NOTIFY channel of the enqueue trigger; the payload is the queue name.
-CHANNEL = "pgq"
-LISTEN = f"listen {CHANNEL}"
 
 # -- SQLAlchemy (pgq_client.sqlalchemy): the same calls with :name parameters ------------------
 
