@@ -107,6 +107,20 @@ HEALTH = "select * from q.health()"
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
 
+# -- monitoring, the statements pgq_client.observe sends to revision 0006's functions (it calls each
+# only where FEATURES says this role may: before 0006 the job list and a bulk retry go through
+# q.jobs and q.retry). Its own q.stats call takes the default bound, so it works on every revision.
+OBSERVE_STATS = "select * from q.stats()"
+OBSERVE_THROUGHPUT = "select * from q.throughput(since => %s)"
+OBSERVE_THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+OBSERVE_EXPLAIN = "select * from q.explain(%s)"
+OBSERVE_HEALTH = "select * from q.health()"
+OBSERVE_JOB_PAGE = (
+    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
+    " max_scan => %s)"
+)
+OBSERVE_RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
+
 # -- SQLAlchemy (pgq_client.sqlalchemy): the same calls with :name parameters ------------------
 
 SA_ENQUEUE = (
