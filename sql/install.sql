@@ -7,6 +7,7 @@
 \ir schema/015_roles.sql
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
+\ir schema/050_observe.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/check_job_options.sql
@@ -21,6 +22,10 @@
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
 \ir internal/claim_under_snapshot.sql
+\ir internal/tally.sql
+\ir internal/roll_up_tally.sql
+\ir internal/estimate_rows.sql
+\ir internal/claim_holder.sql
 \ir triggers/notify_enqueued.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
@@ -42,3 +47,7 @@
 \ir functions/configure.sql
 \ir functions/stats.sql
 \ir functions/jobs.sql
+\ir functions/throughput.sql
+\ir functions/throughput_totals.sql
+\ir functions/explain.sql
+\ir functions/health.sql

@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(93);
+select plan(109);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -11,10 +11,12 @@ select functions_are('q', array[
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
+  'throughput', 'throughput_totals', 'explain', 'health',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
-  'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued'
+  'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -30,6 +32,7 @@ select results_eq(
     ('q.check_job_options(jsonb,integer,integer)'),
     ('q.check_queue_name(text)'),
     ('q.claim(text,integer,interval,integer)'),
+    ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
@@ -39,9 +42,12 @@ select results_eq(
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
+    ('q.estimate_rows(text)'),
+    ('q.explain(bigint)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
     ('q.fail_many(bigint[],uuid[],text[],interval)'),
     ('q.finish(q.job,text,timestamp with time zone)'),
+    ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.jobs(text,text,bigint,integer)'),
@@ -55,9 +61,13 @@ select results_eq(
     ('q.release_many(bigint[],uuid[])'),
     ('q.resume(text)'),
     ('q.retry(bigint)'),
+    ('q.roll_up_tally(integer)'),
     ('q.session_key()'),
-    ('q.stats()'),
-    ('q.tg_job__notify_enqueued()') $$,
+    ('q.stats(integer)'),
+    ('q.tally(integer[],"char")'),
+    ('q.tg_job__notify_enqueued()'),
+    ('q.throughput(interval)'),
+    ('q.throughput_totals()') $$,
   'every function in q has exactly one, pinned signature');
 
 -- Argument names and defaults are the named-argument API (q.claim(queue => ..., n => ...)).
@@ -74,8 +84,10 @@ select results_eq(
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer', 'SETOF bigint'),
+    ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
@@ -86,7 +98,9 @@ select results_eq(
     ('resume', 'queue text', 'void'),
     ('retry', 'id bigint', 'bigint'),
     ('session_key', '', 'integer'),
-    ('stats', '', 'SETOF q.queue_stats') $$,
+    ('stats', 'exact_up_to integer DEFAULT 1000', 'SETOF q.queue_stats'),
+    ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
+    ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)') $$,
   'the public functions have the documented argument names, defaults and results');
 
 -- has_function with argument types, for each public function.
@@ -108,7 +122,11 @@ select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
 select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval) exists');
-select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
+select has_function('q', 'stats', array['integer'], 'q.stats(int) exists');
+select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
+select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
+select has_function('q', 'explain', array['bigint'], 'q.explain(bigint) exists');
+select has_function('q', 'health', '{}'::name[], 'q.health() exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 
 -- Return types.
@@ -130,10 +148,16 @@ select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry return
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
 select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.queue', 'q.configure returns q.queue');
-select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
+select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
+select function_returns('q', 'explain', array['bigint'], 'setof record', 'q.explain returns a table');
+select function_returns('q', 'health', '{}'::name[], 'setof record', 'q.health returns a table');
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
 
--- Volatility: everything writes except stats and jobs, which only read.
+-- Volatility: everything writes except the reads (jobs, throughput, explain,
+-- health). q.stats writes nothing either, but its estimates run EXPLAIN,
+-- which PostgreSQL allows only in a volatile function.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
 select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer'], 'volatile', 'q.enqueue_many is volatile');
@@ -152,7 +176,11 @@ select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is vola
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
 select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'volatile', 'q.configure is volatile');
-select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
+select volatility_is('q', 'stats', array['integer'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
+select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
+select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
+select volatility_is('q', 'explain', array['bigint'], 'stable', 'q.explain is stable');
+select volatility_is('q', 'health', '{}'::name[], 'stable', 'q.health is stable');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
@@ -174,7 +202,11 @@ select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
 select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure is SECURITY DEFINER');
-select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'stats', array['integer'], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
+select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
+select is_definer('q', 'explain', array['bigint'], 'q.explain is SECURITY DEFINER');
+select is_definer('q', 'health', '{}'::name[], 'q.health is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
@@ -185,7 +217,8 @@ select is(
            and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
-                             'claim_under_snapshot', 'tg_job__notify_enqueued')
+                             'claim_under_snapshot', 'tg_job__notify_enqueued',
+                             'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');
@@ -219,9 +252,9 @@ select is(
 
 -- Tables: the three of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history']
+  array['queue', 'job', 'job_history', 'tally', 'throughput', 'throughput_total']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, tally, throughput, throughput_total (and alembic_version under Alembic)');
 
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
@@ -245,7 +278,8 @@ select results_eq(
       where a.attrelid = 'q.queue_stats'::regclass and a.attnum > 0 and not a.attisdropped
       order by a.attnum $$,
   $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
-            ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval') $$,
+            ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval'),
+            ('waiting_exact', 'boolean'), ('scheduled_exact', 'boolean'), ('dead_exact', 'boolean') $$,
   'q.queue_stats has the documented columns, in order');
 
 select results_eq(

@@ -1,47 +1,56 @@
--- The documented privilege matrix, for every function in q and the three
+-- The documented privilege matrix, for every function in q and the four
 -- roles plus PUBLIC: producer enqueues; worker claims, finishes, heartbeats,
--- releases, reaps; admin has both through membership plus the admin calls;
+-- releases, reaps; viewer reads (stats, jobs, throughput, explain, health);
+-- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(143);
+select plan(218);
 
-create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean);
+create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
-  ('enqueue',                 true,  false, true),
-  ('enqueue_many',            true,  false, true),
-  ('session_key',             false, true,  true),
-  ('claim',                   false, true,  true),
-  ('complete',                false, true,  true),
-  ('complete_many',           false, true,  true),
-  ('fail',                    false, true,  true),
-  ('fail_many',               false, true,  true),
-  ('heartbeat',               false, true,  true),
-  ('heartbeat_many',          false, true,  true),
-  ('release',                 false, true,  true),
-  ('release_many',            false, true,  true),
-  ('reap',                    false, true,  true),
-  ('cancel',                  false, false, true),
-  ('retry',                   false, false, true),
-  ('pause',                   false, false, true),
-  ('resume',                  false, false, true),
-  ('configure',               false, false, true),
-  ('stats',                   false, false, true),
-  ('jobs',                    false, false, true),
-  ('lock_space',              false, false, false),
-  ('check_queue_name',        false, false, false),
-  ('check_job_options',       false, false, false),
-  ('check_claim',             false, false, false),
-  ('check_claims',            false, false, false),
-  ('current_claims',          false, false, false),
-  ('ensure_queue',            false, false, false),
-  ('notify_queues',           false, false, false),
-  ('error_entry',             false, false, false),
-  ('lost_reason',             false, false, false),
-  ('finish',                  false, false, false),
-  ('backoff',                 false, false, false),
-  ('promote_due',             false, false, false),
-  ('claim_under_snapshot',    false, false, false),
-  ('tg_job__notify_enqueued', false, false, false);
+  ('enqueue',                 true,  false, true,  false),
+  ('enqueue_many',            true,  false, true,  false),
+  ('session_key',             false, true,  true,  false),
+  ('claim',                   false, true,  true,  false),
+  ('complete',                false, true,  true,  false),
+  ('complete_many',           false, true,  true,  false),
+  ('fail',                    false, true,  true,  false),
+  ('fail_many',               false, true,  true,  false),
+  ('heartbeat',               false, true,  true,  false),
+  ('heartbeat_many',          false, true,  true,  false),
+  ('release',                 false, true,  true,  false),
+  ('release_many',            false, true,  true,  false),
+  ('reap',                    false, true,  true,  false),
+  ('cancel',                  false, false, true,  false),
+  ('retry',                   false, false, true,  false),
+  ('pause',                   false, false, true,  false),
+  ('resume',                  false, false, true,  false),
+  ('configure',               false, false, true,  false),
+  ('stats',                   false, false, true,  true),
+  ('jobs',                    false, false, true,  true),
+  ('throughput',              false, false, true,  true),
+  ('throughput_totals',       false, false, true,  true),
+  ('explain',                 false, false, true,  true),
+  ('health',                  false, false, true,  true),
+  ('lock_space',              false, false, false, false),
+  ('check_queue_name',        false, false, false, false),
+  ('check_job_options',       false, false, false, false),
+  ('check_claim',             false, false, false, false),
+  ('check_claims',            false, false, false, false),
+  ('current_claims',          false, false, false, false),
+  ('ensure_queue',            false, false, false, false),
+  ('notify_queues',           false, false, false, false),
+  ('error_entry',             false, false, false, false),
+  ('lost_reason',             false, false, false, false),
+  ('finish',                  false, false, false, false),
+  ('backoff',                 false, false, false, false),
+  ('promote_due',             false, false, false, false),
+  ('claim_under_snapshot',    false, false, false, false),
+  ('tg_job__notify_enqueued', false, false, false, false),
+  ('tally',                   false, false, false, false),
+  ('roll_up_tally',           false, false, false, false),
+  ('estimate_rows',           false, false, false, false),
+  ('claim_holder',            false, false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -52,7 +61,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 35 functions x 4 grantees, through has_function_privilege (membership counts).
+-- 43 functions x 5 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],
@@ -64,6 +73,7 @@ select function_privs_are(
   cross join lateral (values ('pgq_producer'::name, m.producer),
                              ('pgq_worker'::name, m.worker),
                              ('pgq_admin'::name, m.admin),
+                             ('pgq_viewer'::name, m.viewer),
                              ('public'::name, false)) r(role, allowed)
  where p.pronamespace = 'q'::regnamespace
  order by p.proname, r.role;
@@ -81,6 +91,7 @@ select results_eq(
   $$ select m.fn::text collate "default",
             case when m.producer and not m.worker then array['pgq_producer']
                  when m.worker and not m.producer then array['pgq_worker']
+                 when m.viewer then array['pgq_viewer']
                  when m.admin then array['pgq_admin']
                  else '{}' end
        from matrix m

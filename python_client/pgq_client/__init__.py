@@ -38,8 +38,10 @@ from ._client import (
     complete_many,
     enqueue,
     enqueue_many,
+    explain,
     fail,
     fail_many,
+    health,
     heartbeat,
     heartbeat_many,
     jobs,
@@ -52,11 +54,25 @@ from ._client import (
     retry,
     session_key,
     stats,
+    throughput,
+    throughput_totals,
 )
 from ._queries import CHANNEL
 from .app import App, Task
 from .context import JobCancelled, JobContext, JobLost
-from .records import BeatStatus, FailStatus, Job, JobInfo, JobState, Outcome, QueueStats
+from .records import (
+    BeatStatus,
+    FailStatus,
+    HealthCheck,
+    Job,
+    JobInfo,
+    JobState,
+    Outcome,
+    QueueStats,
+    Reason,
+    ThroughputBucket,
+    ThroughputTotal,
+)
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
@@ -67,6 +83,7 @@ __all__ = [
     "AsyncWorker",
     "BeatStatus",
     "FailStatus",
+    "HealthCheck",
     "Job",
     "JobCancelled",
     "JobContext",
@@ -75,8 +92,11 @@ __all__ = [
     "JobState",
     "Outcome",
     "QueueStats",
+    "Reason",
     "StartupError",
     "Task",
+    "ThroughputBucket",
+    "ThroughputTotal",
     "Worker",
     "WorkerOptions",
     "cancel",
@@ -86,8 +106,10 @@ __all__ = [
     "complete_many",
     "enqueue",
     "enqueue_many",
+    "explain",
     "fail",
     "fail_many",
+    "health",
     "heartbeat",
     "heartbeat_many",
     "jobs",
@@ -100,6 +122,8 @@ __all__ = [
     "retry",
     "session_key",
     "stats",
+    "throughput",
+    "throughput_totals",
 ]
 
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")

@@ -27,7 +27,18 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
-from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueStats
+from .records import (
+    BeatStatus,
+    FailStatus,
+    HealthCheck,
+    Job,
+    JobInfo,
+    Outcome,
+    QueueStats,
+    Reason,
+    ThroughputBucket,
+    ThroughputTotal,
+)
 
 Connection = psycopg.Connection[Any]
 
@@ -209,10 +220,38 @@ def resume(conn: Connection, queue: str) -> None:
     conn.execute(sql.RESUME, (queue,))
 
 
-def stats(conn: Connection) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``)."""
+def stats(conn: Connection, *, exact_up_to: int = 1000) -> list[QueueStats]:
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        cur.execute(sql.STATS)
+        cur.execute(sql.STATS, (exact_up_to,))
+        return cur.fetchall()
+
+
+def throughput(conn: Connection, *, since: timedelta = timedelta(hours=1)) -> list[ThroughputBucket]:
+    """Completed, failed (will retry) and dead per queue and minute (``q.throughput``)."""
+    with conn.cursor(row_factory=class_row(ThroughputBucket)) as cur:
+        cur.execute(sql.THROUGHPUT, (since,))
+        return cur.fetchall()
+
+
+def throughput_totals(conn: Connection) -> list[ThroughputTotal]:
+    """Per-queue totals that never decrease (``q.throughput_totals``), for counters."""
+    with conn.cursor(row_factory=class_row(ThroughputTotal)) as cur:
+        cur.execute(sql.THROUGHPUT_TOTALS)
+        return cur.fetchall()
+
+
+def explain(conn: Connection, job_id: int) -> list[Reason]:
+    """Why a job is not running now, one :class:`Reason` per reason (``q.explain``)."""
+    with conn.cursor(row_factory=class_row(Reason)) as cur:
+        cur.execute(sql.EXPLAIN, (job_id,))
+        return cur.fetchall()
+
+
+def health(conn: Connection) -> list[HealthCheck]:
+    """What keeps the queue fast: vacuum, settings, bloat, the xmin horizon (``q.health``)."""
+    with conn.cursor(row_factory=class_row(HealthCheck)) as cur:
+        cur.execute(sql.HEALTH)
         return cur.fetchall()
 
 

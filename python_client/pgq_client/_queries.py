@@ -35,7 +35,11 @@ CANCEL = "select q.cancel(id => %s)"
 RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
-STATS = "select * from q.stats()"
+STATS = "select * from q.stats(exact_up_to => %s)"
+THROUGHPUT = "select * from q.throughput(since => %s)"
+THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(id => %s)"
+HEALTH = "select * from q.health()"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.

@@ -25,7 +25,18 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
-from .records import BeatStatus, FailStatus, Job, JobInfo, Outcome, QueueStats
+from .records import (
+    BeatStatus,
+    FailStatus,
+    HealthCheck,
+    Job,
+    JobInfo,
+    Outcome,
+    QueueStats,
+    Reason,
+    ThroughputBucket,
+    ThroughputTotal,
+)
 
 AsyncConnection = psycopg.AsyncConnection[Any]
 
@@ -207,10 +218,38 @@ async def resume(conn: AsyncConnection, queue: str) -> None:
     await conn.execute(sql.RESUME, (queue,))
 
 
-async def stats(conn: AsyncConnection) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``)."""
+async def stats(conn: AsyncConnection, *, exact_up_to: int = 1000) -> list[QueueStats]:
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
     async with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        await cur.execute(sql.STATS)
+        await cur.execute(sql.STATS, (exact_up_to,))
+        return await cur.fetchall()
+
+
+async def throughput(conn: AsyncConnection, *, since: timedelta = timedelta(hours=1)) -> list[ThroughputBucket]:
+    """Completed, failed (will retry) and dead per queue and minute (``q.throughput``)."""
+    async with conn.cursor(row_factory=class_row(ThroughputBucket)) as cur:
+        await cur.execute(sql.THROUGHPUT, (since,))
+        return await cur.fetchall()
+
+
+async def throughput_totals(conn: AsyncConnection) -> list[ThroughputTotal]:
+    """Per-queue totals that never decrease (``q.throughput_totals``), for counters."""
+    async with conn.cursor(row_factory=class_row(ThroughputTotal)) as cur:
+        await cur.execute(sql.THROUGHPUT_TOTALS)
+        return await cur.fetchall()
+
+
+async def explain(conn: AsyncConnection, job_id: int) -> list[Reason]:
+    """Why a job is not running now, one :class:`Reason` per reason (``q.explain``)."""
+    async with conn.cursor(row_factory=class_row(Reason)) as cur:
+        await cur.execute(sql.EXPLAIN, (job_id,))
+        return await cur.fetchall()
+
+
+async def health(conn: AsyncConnection) -> list[HealthCheck]:
+    """What keeps the queue fast: vacuum, settings, bloat, the xmin horizon (``q.health``)."""
+    async with conn.cursor(row_factory=class_row(HealthCheck)) as cur:
+        await cur.execute(sql.HEALTH)
         return await cur.fetchall()
 
 

@@ -89,6 +89,53 @@ class QueueStats:
     running: int
     dead: int
     oldest_waiting: timedelta | None
+    # False: the count above it is the planner's estimate (more than exact_up_to).
+    waiting_exact: bool = True
+    scheduled_exact: bool = True
+    dead_exact: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputBucket:
+    """One row of ``q.throughput()``: what finished in one queue in one minute."""
+
+    queue: str
+    minute: datetime
+    completed: int
+    failed: int  # failed attempts that will retry
+    dead: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputTotal:
+    """One row of ``q.throughput_totals()``: per queue since ``since``; never decreases."""
+
+    queue: str
+    completed: int
+    failed: int
+    dead: int
+    since: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One row of ``q.explain(id)``: one reason a job is not running now."""
+
+    code: str
+    message: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HealthCheck:
+    """One row of ``q.health()``."""
+
+    check_name: str
+    object: str
+    severity: str  # ok, info, warning, critical
+    message: str
+    advice: str
+    detail: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

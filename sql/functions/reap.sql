@@ -101,6 +101,7 @@ begin
               limit max_jobs));
   end loop;
 
+  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
 end

@@ -33,7 +33,7 @@ from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
 from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
-from ._tables import STATES, job_detail, jobs_table, stats_table
+from ._tables import STATES, health_table, job_detail, jobs_table, reasons_table, stats_table
 from ._worker_command import worker_options
 
 app = typer.Typer(
@@ -265,6 +265,29 @@ def jobs(
             out.print(job_detail(found[0]))
             return
         out.print(jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
+
+
+@app.command()
+def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
+    """Why a job is not running now: one line per reason (q.explain)."""
+    with database() as conn:
+        rows = calls.explain(conn, job_id)
+    out.print(reasons_table(job_id, rows))
+
+
+@app.command()
+def health(
+    show_all: Annotated[bool, typer.Option("--all", help="Show the checks that are ok too.")] = False,
+) -> None:
+    """Vacuum, settings, bloat and sessions holding back vacuum (q.health); exit 1 on a critical finding."""
+    with database() as conn:
+        rows = calls.health(conn)
+    if show_all or any(r.severity != "ok" for r in rows):
+        out.print(health_table(rows, show_ok=show_all))
+    else:
+        out.print(f"pgq health: all {len(rows)} checks ok")
+    if any(r.severity == "critical" for r in rows):
+        raise typer.Exit(1)
 
 
 # -- admin actions ----------------------------------------------------------------------------------
