@@ -45,6 +45,13 @@ class Profile:
     sustained_long_minutes: float = 30.0  # per server configuration; --minutes overrides
     sustained_long_interval_s: float = 30.0
     sustained_long_capacity_s: float = 20.0
+    # observability (bench/measures/observe.py): q.stats at this many waiting jobs over these queues,
+    # and the hot path with and without the throughput tally
+    observe_jobs: int = 10_000_000
+    observe_queues: int = 100
+    observe_stats_calls: int = 7
+    observe_backlog: int = 1_000_000
+    observe_seconds: int = 5
 
 
 FULL = Profile(
@@ -108,6 +115,11 @@ QUICK = Profile(
     scale_history=(0, 10_000),
     scale_history_waiting=5_000,
     scale_idle_queues=100,
+    observe_jobs=30_000,
+    observe_queues=10,
+    observe_stats_calls=3,
+    observe_backlog=20_000,
+    observe_seconds=1,
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,

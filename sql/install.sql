@@ -8,6 +8,7 @@
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
 \ir schema/050_observe.sql
+\ir schema/051_job_page.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/check_job_options.sql
@@ -26,6 +27,8 @@
 \ir internal/roll_up_tally.sql
 \ir internal/estimate_rows.sql
 \ir internal/claim_holder.sql
+\ir internal/queue_named.sql
+\ir internal/check_max_rows.sql
 \ir triggers/notify_enqueued.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
@@ -51,3 +54,8 @@
 \ir functions/throughput_totals.sql
 \ir functions/explain.sql
 \ir functions/health.sql
+\ir functions/job_page.sql
+\ir functions/retry_dead.sql
+\ir functions/cancel_jobs.sql
+\ir functions/purge.sql
+\ir functions/delete_queue.sql

@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(109);
+select plan(124);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -11,12 +11,13 @@ select functions_are('q', array[
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
-  'throughput', 'throughput_totals', 'explain', 'health',
+  'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
+  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
-  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder'
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -27,9 +28,11 @@ select results_eq(
   $$ values
     ('q.backoff(integer,interval,interval)'),
     ('q.cancel(bigint)'),
+    ('q.cancel_jobs(text,text,jsonb,integer)'),
     ('q.check_claim(bigint,uuid)'),
     ('q.check_claims(bigint[],uuid[],text[])'),
     ('q.check_job_options(jsonb,integer,integer)'),
+    ('q.check_max_rows(integer,integer)'),
     ('q.check_queue_name(text)'),
     ('q.claim(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
@@ -38,6 +41,7 @@ select results_eq(
     ('q.complete_many(bigint[],uuid[])'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval)'),
     ('q.current_claims(bigint[],uuid[])'),
+    ('q.delete_queue(text)'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer)'),
     ('q.ensure_queue(text)'),
@@ -50,17 +54,21 @@ select results_eq(
     ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.job_page(text,text,jsonb,text,integer,integer)'),
     ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
     ('q.promote_due(integer,integer)'),
+    ('q.purge(text,integer)'),
+    ('q.queue_named(text)'),
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
     ('q.resume(text)'),
     ('q.retry(bigint)'),
+    ('q.retry_dead(text,text,integer)'),
     ('q.roll_up_tally(integer)'),
     ('q.session_key()'),
     ('q.stats(integer)'),
@@ -78,10 +86,12 @@ select results_eq(
       order by 1 $$,
   $$ values
     ('cancel', 'id bigint', 'boolean'),
+    ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
+    ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer', 'SETOF bigint'),
     ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
@@ -90,13 +100,16 @@ select results_eq(
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('pause', 'queue text', 'void'),
+    ('purge', 'queue text, max_rows integer DEFAULT 10000', 'TABLE(purged integer, more boolean)'),
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
     ('release', 'id bigint, token uuid', 'boolean'),
     ('release_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('resume', 'queue text', 'void'),
     ('retry', 'id bigint', 'bigint'),
+    ('retry_dead', 'queue text, error_contains text DEFAULT NULL::text, max_rows integer DEFAULT 1000', 'TABLE(retried integer, skipped integer, more boolean)'),
     ('session_key', '', 'integer'),
     ('stats', 'exact_up_to integer DEFAULT 1000', 'SETOF q.queue_stats'),
     ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
@@ -127,6 +140,11 @@ select has_function('q', 'throughput', array['interval'], 'q.throughput(interval
 select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
 select has_function('q', 'explain', array['bigint'], 'q.explain(bigint) exists');
 select has_function('q', 'health', '{}'::name[], 'q.health() exists');
+select has_function('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'q.job_page(text, text, jsonb, text, int, int) exists');
+select has_function('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retry_dead(text, text, int) exists');
+select has_function('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs(text, text, jsonb, int) exists');
+select has_function('q', 'purge', array['text', 'integer'], 'q.purge(text, int) exists');
+select has_function('q', 'delete_queue', array['text'], 'q.delete_queue(text) exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 
 -- Return types.
@@ -181,6 +199,11 @@ select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughp
 select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
 select volatility_is('q', 'explain', array['bigint'], 'stable', 'q.explain is stable');
 select volatility_is('q', 'health', '{}'::name[], 'stable', 'q.health is stable');
+select volatility_is('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'stable', 'q.job_page is stable');
+select volatility_is('q', 'retry_dead', array['text', 'text', 'integer'], 'volatile', 'q.retry_dead is volatile');
+select volatility_is('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'volatile', 'q.cancel_jobs is volatile');
+select volatility_is('q', 'purge', array['text', 'integer'], 'volatile', 'q.purge is volatile');
+select volatility_is('q', 'delete_queue', array['text'], 'volatile', 'q.delete_queue is volatile');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
@@ -207,6 +230,11 @@ select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURIT
 select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
 select is_definer('q', 'explain', array['bigint'], 'q.explain is SECURITY DEFINER');
 select is_definer('q', 'health', '{}'::name[], 'q.health is SECURITY DEFINER');
+select is_definer('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'q.job_page is SECURITY DEFINER');
+select is_definer('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retry_dead is SECURITY DEFINER');
+select is_definer('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs is SECURITY DEFINER');
+select is_definer('q', 'purge', array['text', 'integer'], 'q.purge is SECURITY DEFINER');
+select is_definer('q', 'delete_queue', array['text'], 'q.delete_queue is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
@@ -218,7 +246,8 @@ select is(
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
-                             'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder')
+                             'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named',
+                             'check_max_rows')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');
@@ -259,8 +288,8 @@ select tables_are('q',
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
-select types_are('q', array['claimed_job', 'queue_stats', 'job_info'],
-  'schema q has exactly the composite types claimed_job, queue_stats and job_info');
+select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'job_page_row'],
+  'schema q has exactly the composite types claimed_job, queue_stats, job_info and job_page_row');
 
 select results_eq(
   $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)

@@ -4,7 +4,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(218);
+select plan(253);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -32,6 +32,11 @@ insert into matrix values
   ('throughput_totals',       false, false, true,  true),
   ('explain',                 false, false, true,  true),
   ('health',                  false, false, true,  true),
+  ('job_page',                false, false, true,  true),
+  ('retry_dead',              false, false, true,  false),
+  ('cancel_jobs',             false, false, true,  false),
+  ('purge',                   false, false, true,  false),
+  ('delete_queue',            false, false, true,  false),
   ('lock_space',              false, false, false, false),
   ('check_queue_name',        false, false, false, false),
   ('check_job_options',       false, false, false, false),
@@ -50,7 +55,9 @@ insert into matrix values
   ('tally',                   false, false, false, false),
   ('roll_up_tally',           false, false, false, false),
   ('estimate_rows',           false, false, false, false),
-  ('claim_holder',            false, false, false, false);
+  ('claim_holder',            false, false, false, false),
+  ('queue_named',             false, false, false, false),
+  ('check_max_rows',          false, false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -61,7 +68,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 43 functions x 5 grantees, through has_function_privilege (membership counts).
+-- 50 functions x 5 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

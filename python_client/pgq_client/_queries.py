@@ -40,6 +40,14 @@ THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
 EXPLAIN = "select * from q.explain(id => %s)"
 HEALTH = "select * from q.health()"
+JOB_PAGE = (
+    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
+    " max_scan => %s)"
+)
+RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
+CANCEL_JOBS = "select * from q.cancel_jobs(queue => %s, state => %s, payload_contains => %s, max_rows => %s)"
+PURGE = "select * from q.purge(queue => %s, max_rows => %s)"
+DELETE_QUEUE = "select history_deleted from q.delete_queue(queue => %s)"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.

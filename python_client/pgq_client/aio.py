@@ -27,10 +27,12 @@ from psycopg.types.json import Jsonb
 from . import _queries as sql
 from .records import (
     BeatStatus,
+    BulkResult,
     FailStatus,
     HealthCheck,
     Job,
     JobInfo,
+    JobPageRow,
     Outcome,
     QueueStats,
     Reason,
@@ -265,6 +267,68 @@ async def jobs(
     async with conn.cursor(row_factory=class_row(JobInfo)) as cur:
         await cur.execute(sql.JOBS, (queue, state, job_id, limit))
         return await cur.fetchall()
+
+
+async def job_page(
+    conn: AsyncConnection,
+    queue: str | None,
+    state: str = "waiting",
+    *,
+    after: dict[str, Any] | None = None,
+    search: str | None = None,
+    page_size: int = 50,
+    max_scan: int = 10000,
+) -> list[JobPageRow]:
+    """One page of a job list in index order (``q.job_page``); fast at any depth (keyset paging).
+
+    Pass the last row's ``next_after`` as ``after`` for the next page. waiting and scheduled need a queue.
+    """
+    async with conn.cursor(row_factory=class_row(JobPageRow)) as cur:
+        await cur.execute(sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None, search,
+                                         page_size, max_scan))
+        return await cur.fetchall()
+
+
+async def retry_dead(
+    conn: AsyncConnection, queue: str, *, error_contains: str | None = None, max_rows: int = 1000
+) -> BulkResult:
+    """Retry up to max_rows dead jobs of a queue (``q.retry_dead``); skipped: a live job holds the dedup key."""
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_retry_dead)) as cur:
+        await cur.execute(sql.RETRY_DEAD, (queue, error_contains, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def cancel_jobs(
+    conn: AsyncConnection,
+    queue: str,
+    *,
+    state: str | None = None,
+    payload_contains: Any = None,
+    max_rows: int = 1000,
+) -> BulkResult:
+    """Cancel up to max_rows live jobs of a queue, by state and payload (jsonb @>) (``q.cancel_jobs``)."""
+    contains = Jsonb(payload_contains) if payload_contains is not None else None
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_cancel)) as cur:
+        await cur.execute(sql.CANCEL_JOBS, (queue, state, contains, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def purge(conn: AsyncConnection, queue: str, *, max_rows: int = 10000) -> BulkResult:
+    """Delete up to max_rows waiting and scheduled jobs of a queue, no history (``q.purge``)."""
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_purge)) as cur:
+        await cur.execute(sql.PURGE, (queue, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def delete_queue(conn: AsyncConnection, queue: str) -> int:
+    """Delete a queue with no live job, and its history (``q.delete_queue``); returns the history rows deleted."""
+    return int(await _scalar(conn, sql.DELETE_QUEUE, (queue,)))
+
+
+def _one(row: BulkResult | None) -> BulkResult:
+    if row is None:  # the functions always return one row
+        raise RuntimeError("a bulk call returned no row")
+    return row
 
 
 async def listen(

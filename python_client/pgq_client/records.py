@@ -127,6 +127,48 @@ class Reason:
 
 
 @dataclass(frozen=True, slots=True)
+class BulkResult:
+    """What a bulk call did: how many jobs (``count``), how many it left alone (``skipped``), and
+    whether more match (``more``: call again; every bulk call is bounded by its max_rows)."""
+
+    count: int
+    more: bool
+    skipped: int = 0
+
+    @classmethod
+    def of_retry_dead(cls, *, retried: int, skipped: int, more: bool) -> BulkResult:
+        return cls(retried, more, skipped)
+
+    @classmethod
+    def of_cancel(cls, *, cancelled: int, more: bool) -> BulkResult:
+        return cls(cancelled, more)
+
+    @classmethod
+    def of_purge(cls, *, purged: int, more: bool) -> BulkResult:
+        return cls(purged, more)
+
+
+@dataclass(frozen=True, slots=True)
+class JobPageRow:
+    """One row of ``q.job_page``: a job in a list; pass ``next_after`` of the last row for the next page.
+
+    ``id`` is None on a row that only says where a search stopped (its max_scan budget ran out).
+    """
+
+    id: int | None
+    queue: str | None
+    state: str
+    attempt: int | None
+    priority: int | None
+    run_at: datetime | None
+    lease_until: datetime | None
+    finished_at: datetime | None
+    last_error: str | None
+    payload: Any
+    next_after: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class HealthCheck:
     """One row of ``q.health()``."""
 

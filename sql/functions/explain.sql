@@ -119,9 +119,16 @@ begin
       jsonb_build_object('queue', v_queue.name);
   end if;
 
-  -- HOOK(flow control, issue 11): concurrency/rate limit reasons go here, one
-  -- row each (code 'limit_*'), once the flow-control revision provides its
-  -- internal function. Until then no limit reason is reported.
+  -- HOOK(flow control, issue 11): concurrency and rate limits, one row each
+  -- (codes key_concurrency, concurrency, rate), from the flow-control
+  -- revision's q.flow_block_reason(job_id) when it is installed. Looked up by
+  -- name so this file works before and after that revision; the statement
+  -- is a constant, the id a parameter.
+  if to_regprocedure('q.flow_block_reason(bigint)') is not null then
+    return query execute
+      'select f.code, f.reason, jsonb_build_object(''limit'', f.code) from q.flow_block_reason($1) f'
+      using explain.id;
+  end if;
 
   if v_job.state = 'w' or v_job.run_at <= v_now then
     -- Jobs a claim takes first: higher priority, or same priority and older.
@@ -152,7 +159,7 @@ end
 $$;
 
 comment on function q.explain(bigint) is
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
+  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
 
 revoke all on function q.explain(bigint) from public;
 grant execute on function q.explain(bigint) to pgq_viewer;

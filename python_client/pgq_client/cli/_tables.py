@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..records import HealthCheck, JobInfo, JobState, QueueStats, Reason
+from ..records import HealthCheck, JobInfo, JobState, QueueStats, Reason, ThroughputBucket
 
 STATES = tuple(s.value for s in JobState)
 
@@ -115,4 +115,22 @@ def health_table(rows: list[HealthCheck], show_ok: bool = False) -> Table:
     hidden = len(rows) - len(shown)
     if hidden:
         table.caption = f"{hidden} check(s) ok (--all shows them)"
+    return table
+
+
+def throughput_table(rows: list[ThroughputBucket], minutes: int) -> Table:
+    table = Table(title=f"pgq throughput, last {minutes} min (per minute: mean / busiest)", title_justify="left")
+    for name in ("queue", "completed", "failed (will retry)", "dead", "completed/min", "busiest minute"):
+        table.add_column(name, justify="left" if name == "queue" else "right")
+    per_queue: dict[str, list[ThroughputBucket]] = {}
+    for r in rows:
+        per_queue.setdefault(r.queue, []).append(r)
+    for queue, buckets in sorted(per_queue.items()):
+        done = sum(b.completed for b in buckets)
+        dead = sum(b.dead for b in buckets)
+        table.add_row(queue, f"{done:,}", f"{sum(b.failed for b in buckets):,}",
+                      Text(f"{dead:,}", style="red" if dead else ""), f"{done / max(minutes, 1):,.1f}",
+                      f"{max(b.completed for b in buckets):,}")
+    if not rows:
+        table.caption = "nothing finished in that time"
     return table
