@@ -50,6 +50,22 @@ PURGE = "select * from q.purge(queue => %s, max_rows => %s)"
 DELETE_QUEUE = "select history_deleted from q.delete_queue(queue => %s)"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 
+# -- monitoring: what pgq_client.observe reads for the `pgq metrics` exporter and the dashboard ---------
+#
+# Rows are read as dicts by column name, so columns a later revision adds
+# (q.stats's *_exact) come through without a change here.
+
+# Which of pgq's functions exist in this database and whether this role may call them:
+# the exporter and the dashboard show what the installed revision offers.
+FEATURES = (
+    "select p.proname, bool_or(has_function_privilege(p.oid, 'execute')) as allowed"
+    " from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace group by p.proname"
+)
+# A bound on every monitoring statement (the exporter's and the dashboard's connections).
+STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
+# THROUGHPUT, THROUGHPUT_TOTALS, EXPLAIN and HEALTH: the thin client's, above.
+SCHEDULES = "select * from q.schedules()"
+
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"

@@ -33,11 +33,13 @@ def test_every_option_reaches_both_workers_the_app_and_the_command() -> None:
 
     given = {"concurrency": 3, "batch_size": 7, "claim_loops": 2, "lease": 5.0, "poll_interval": 0.5,
              "listen": False, "pgbouncer": True, "grace_period": 1.0, "reap_interval": 2.0, "name": "n",
-             "database_url": "dbname=x", "connect_kwargs": {"connect_timeout": 3}}
+             "database_url": "dbname=x", "connect_kwargs": {"connect_timeout": 3}, "metrics_port": 9100,
+             "metrics_host": "0.0.0.0"}
     assert set(given) == {f for f in WorkerOptions.__dataclass_fields__}, "a new option: add it here"
     for cls in (Worker, AsyncWorker):
         opts = cls(print, "q", **given).options
         assert (opts.concurrency, opts.batch_size, opts.lease.total_seconds()) == (3, 7, 5.0)  # type: ignore[union-attr]
+        assert (opts.metrics_port, opts.metrics_host) == (9100, "0.0.0.0")
     app = App(**given)
     app.task(queue="q")(print)
     assert app.worker().options.claim_loops == 2

@@ -23,6 +23,7 @@ import psycopg
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 
 from .. import _client as calls
 from ..app import App
@@ -60,7 +61,8 @@ class State:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # Escaped: messages quote user input and pip extras ("pgq-client[metrics]"), not rich markup.
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -440,6 +442,92 @@ def delete_queue(
     with database() as conn:
         gone = calls.delete_queue(conn, queue)
     out.print(f"queue {queue} deleted ({gone} history row(s) with it)", highlight=False)
+
+
+# -- monitoring: the metrics exporter ---------------------------------------------------------------
+
+
+def need_extra(extra: str, *modules: str) -> None:
+    """Stop with the pip command that installs ``extra`` when one of its modules is missing (no traceback)."""
+    import importlib
+
+    missing = []
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        fail(f"this needs the {extra} extra ({', '.join(missing)} missing): pip install 'pgq-client[{extra}]'")
+
+
+def wait_for_signal() -> None:
+    """Block until SIGTERM or SIGINT."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@app.command()
+def metrics(
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: a free one).")] = 9632,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = "127.0.0.1",
+    min_interval: Annotated[
+        float, typer.Option("--min-interval", min=0, help="Seconds a database read is reused for (scrape storms).")
+    ] = 1.0,
+    query_timeout: Annotated[
+        float, typer.Option("--query-timeout", min=0.1, help="statement_timeout of each read, in seconds.")
+    ] = 5.0,
+) -> None:
+    """Serve Prometheus metrics of every queue (depths, oldest waiting, running, dead, throughput) until Ctrl-C."""
+    need_extra("metrics", "prometheus_client")
+    from ..exporter import Exporter
+
+    url = _url()
+    ev.configure(logging.INFO)
+    exporter = Exporter(url, host=host, port=port, min_interval=min_interval, query_timeout=query_timeout)
+    try:
+        bound_host, bound_port = exporter.start()
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    out.print(f"serving pgq metrics at http://{bound_host}:{bound_port}/metrics", highlight=False)
+    sys.stdout.flush()
+    try:
+        wait_for_signal()
+    finally:
+        exporter.stop()
+
+
+@app.command()
+def dashboard(
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8080,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on. The dashboard has no login: keep it local or behind a proxy.")
+    ] = "127.0.0.1",
+    read_only: Annotated[bool, typer.Option("--read-only", help="Show no actions, whatever the role may do.")] = False,
+    root_path: Annotated[
+        str, typer.Option("--root-path", help="URL prefix when served under a path of a proxy, e.g. /pgq.")
+    ] = "",
+) -> None:
+    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C."""
+    need_extra("dashboard", "starlette", "jinja2", "uvicorn", "multipart", "psycopg_pool")
+    from ..dashboard import serve
+
+    url = _url()
+    with database() as conn:  # fail fast, with the usual one-line messages, if the database is not there
+        conn.execute("select 1")
+    mode = "read-only" if read_only else "actions as the database role allows"
+    out.print(f"serving the pgq dashboard at http://{host}:{port}{root_path}/ ({mode})", highlight=False)
+    sys.stdout.flush()
+    serve(url, host=host, port=port, read_only=read_only, root_path=root_path)
 
 
 def main() -> None:

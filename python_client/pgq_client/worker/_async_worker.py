@@ -44,7 +44,7 @@ from psycopg.rows import dict_row, scalar_row
 from psycopg_pool import AsyncConnectionPool
 
 from .. import _queries as sql
-from .. import aio
+from .. import aio, tracing
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
 from ._acompat import (
@@ -61,6 +61,7 @@ from ._acompat import (
 )
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
+from ._observer import NOTHING, Observer
 from ._payload import InvalidPayload, convert
 from ._plan import ClaimPlan
 from ._round_trip import build, read
@@ -165,6 +166,7 @@ class AsyncWorker:
         self._runner: Handle | None = None
         self.pool: AsyncConnectionPool[Any] | None = None
         self._threads = handler_threads(sum(lane.concurrency for lane in self.lanes if not lane.is_async))
+        self._observer: Observer = NOTHING  # metrics_port given: the Prometheus observer, from run() on
 
     # -- public control -----------------------------------------------------------------
 
@@ -182,6 +184,11 @@ class AsyncWorker:
     def peak_rounds_in_flight(self) -> int:
         """Most round trips this worker has had on their way at once (at most its claim loops)."""
         return self._ledger.peak_in_flight
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """(host, port) the metrics endpoint listens on once :meth:`run` started it; None with metrics off."""
+        return getattr(self._observer, "address", None)
 
     def stop(self, *, now: bool = False) -> None:
         """Stop claiming and let running jobs finish (now=True: give them back and exit at once)."""
@@ -214,6 +221,8 @@ class AsyncWorker:
         o = self.options
         restore = ainstall_signals(self._on_signal) if install_signal_handlers else None
         try:
+            if o.metrics_port is not None:
+                self._serve_metrics(o.metrics_host, o.metrics_port)
             if not await self._preflight():
                 return
             self.pool = AsyncConnectionPool(
@@ -221,9 +230,11 @@ class AsyncWorker:
                 open=False, name=f"pgq-{o.name}", reconnect_timeout=POOL_RECONNECT_TIMEOUT,
             )
             await self.pool.open(wait=False)
+            served = self.metrics_address
             ev.emit(self.log, logging.INFO, ev.WORKER_STARTED, name=o.name, queues=",".join(self.queues),
                     concurrency=o.concurrency, batch_size=o.batch_size or "auto", claim_loops=o.loops,
-                    mode="pgbouncer" if o.pgbouncer else ("listen" if o.listen else "poll"))
+                    mode="pgbouncer" if o.pgbouncer else ("listen" if o.listen else "poll"),
+                    **({"metrics": f"http://{served[0]}:{served[1]}/metrics"} if served else {}))
             for lane in self.lanes:
                 for i in range(lane.concurrency):
                     self._handlers.append(aspawn(self._handler_loop, lane.index, name=f"pgq-handler-{lane.name}-{i}"))
@@ -236,8 +247,26 @@ class AsyncWorker:
             finally:
                 await self._shutdown()
         finally:
+            self._observer.close()
             if restore is not None:
                 restore()
+
+    def _serve_metrics(self, host: str, port: int) -> None:
+        """Start the Prometheus endpoint (metrics_port); the hooks are the ledger's and the loops' below."""
+        try:
+            from ._prometheus import Books, PrometheusObserver
+        except ImportError:
+            raise self._failed("metrics_port needs prometheus_client: pip install 'pgq-client[metrics]'") from None
+        o, ledger = self.options, self._ledger
+        mode = "pgbouncer" if o.pgbouncer else ("listen" if o.listen else "poll")
+        books = Books(ledger.held_jobs, lambda: ledger.rounds, lambda: ledger.in_flight)
+        observer = PrometheusObserver(self.queues, books, name=o.name, mode=mode)
+        try:
+            observer.serve(host, port)
+        except OSError as exc:
+            raise self._failed(f"cannot serve metrics on {host}:{port}: {exc.strerror or exc}") from None
+        self._observer = ledger.observer = observer
+        self.log = ledger.log = ev.ObservedLogger(self.log, observer.event)
 
     # -- start-up: checks that fail fast -------------------------------------------------------
 
@@ -377,7 +406,10 @@ class AsyncWorker:
                         conn = await pool.getconn(timeout=2.0)
                     sent = time.perf_counter()
                     answer = await send_round(conn, rnd)
-                    ledger.timed(time.perf_counter() - sent)
+                    seconds = time.perf_counter() - sent
+                    ledger.timed(seconds)
+                    if rnd.claim is not None:
+                        self._observer.claimed(rnd.claim.queue, rnd.claim.n, len(answer.claimed), seconds)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out; the loop must go on
                     ledger.carry(rnd)
                     if conn is not None:
@@ -534,7 +566,9 @@ class AsyncWorker:
                 ledger.carry(rnd)  # outcomes only: a claim loop sends them
             return False
         try:
+            sent = time.perf_counter()
             answer = await send_round(conn, rnd)
+            self._observer.claimed(rnd.claim.queue, rnd.claim.n, len(answer.claimed), time.perf_counter() - sent)
         except BaseException:
             ledger.carry(rnd)
             raise
@@ -566,7 +600,9 @@ class AsyncWorker:
                     for lease, due in _by_lease(ledger, ledger.due_heartbeats(all_of_owner=rekeyed)):
                         ledger.heartbeat_answer(due, await aio.heartbeat_many(conn, [c.job for c in due], lease=lease))
                     if reaps.due(time.monotonic()):
+                        sent = time.perf_counter()
                         reaped = await aio.reap(conn)
+                        self._observer.reaped(reaped, time.perf_counter() - sent)
                         reaps.reaped(time.monotonic())
                         if reaped:
                             ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
@@ -611,25 +647,41 @@ class AsyncWorker:
 
 
 async def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
-    """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing."""
+    """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing.
+
+    With OpenTelemetry set up, the run is a span (``process <queue>``), a
+    child of the producer's when the payload carries its context
+    (:func:`pgq_client.tracing.inject`); the carrier is taken out of the payload first.
+    """
     started = time.perf_counter()
     ctx.started = started
+    payload, carrier = tracing.split(ctx.job.payload)
+    span = tracing.begin(ctx.queue, ctx.id, ctx.attempt, carrier)
     try:
-        ctx.payload = convert(lane.convert, ctx.job.payload)
-    except InvalidPayload as exc:
-        cause = exc.__cause__ or exc
-        return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
-    args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
-    try:
-        await acall(lane.handler, args, lane.is_async, threads)
-    except (JobCancelled, JobLost):
-        return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
-    except asyncio.CancelledError:  # async-only
-        raise  # async-only
-    except BaseException as exc:  # noqa: BLE001 - a handler's failure is data for q.fail
-        return Result(ResultKind.FAIL, ctx, traceback.format_exc(), summary(exc), time.perf_counter() - started)
-    kind = ResultKind.DROP if ctx.should_stop else ResultKind.COMPLETE
-    return Result(kind, ctx, seconds=time.perf_counter() - started)
+        try:
+            ctx.payload = convert(lane.convert, payload)
+        except InvalidPayload as exc:
+            cause = exc.__cause__ or exc
+            if span is not None:
+                span.failed(cause, summary(cause))
+            return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
+        args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
+        try:
+            await acall(lane.handler, args, lane.is_async, threads)
+        except (JobCancelled, JobLost):
+            return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
+        except asyncio.CancelledError:  # async-only
+            raise  # async-only
+        except BaseException as exc:  # noqa: BLE001 - a handler's failure is data for q.fail
+            short = summary(exc)
+            if span is not None:
+                span.failed(exc, short)
+            return Result(ResultKind.FAIL, ctx, traceback.format_exc(), short, time.perf_counter() - started)
+        kind = ResultKind.DROP if ctx.should_stop else ResultKind.COMPLETE
+        return Result(kind, ctx, seconds=time.perf_counter() - started)
+    finally:
+        if span is not None:
+            span.end()
 
 
 async def send_round(conn: AsyncConnection, rnd: Round) -> Answer:

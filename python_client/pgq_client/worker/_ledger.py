@@ -27,6 +27,7 @@ from ..context import CANCELLED, LOST, RUNNING, JobContext
 from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
 from ._lanes import Lane
+from ._observer import NOTHING, Observer, OutcomeName
 from ._plan import ClaimPlan
 
 
@@ -126,6 +127,7 @@ class Ledger:
         self.owner = 0  # the liveness key claims are made with (0: lease only)
         self.completed_count = 0
         self.round_seconds = 0.001  # moving average of a claim-loop round trip
+        self.observer: Observer = NOTHING  # metrics (off: does nothing, and settle tallies nothing)
         self.retune()
 
     # -- handler side (any thread) ------------------------------------------------
@@ -310,30 +312,42 @@ class Ledger:
             stale = bool(fresh) and rnd.owner != self.owner
         done = 0
         debug = log.isEnabledFor(logging.DEBUG)
+        # Metrics on: what each job came to, handed to the observer in one call for the round.
+        tally: list[tuple[str, OutcomeName, float]] | None = [] if self.observer.enabled else None
         for r in rnd.results:
             ctx = r.ctx
+            outcome: OutcomeName | None = None
             if r.kind is ResultKind.COMPLETE:
                 if ctx.id in answer.completed:
                     done += 1
+                    outcome = "completed"
                     if debug:
                         ev.emit(log, logging.DEBUG, ev.JOB_COMPLETED, job_id=ctx.id, queue=ctx.queue,
                                 attempt=ctx.attempt, duration_ms=_ms(r.seconds))
                 elif ctx.stop(LOST):
+                    outcome = "lost"
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="completed after the claim was taken back; result refused")
             elif r.kind in (ResultKind.FAIL, ResultKind.DEAD):
                 status = answer.failed.get(ctx.id, FailStatus.LOST)
                 if status is FailStatus.RETRY:
+                    outcome = "retry"
                     ev.emit(log, logging.WARNING, ev.JOB_FAILED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt,
                             duration_ms=_ms(r.seconds), error=r.summary)
                 elif status is FailStatus.DEAD:
+                    outcome = "dead"
                     ev.emit(log, logging.ERROR, ev.JOB_DEAD, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt,
                             duration_ms=_ms(r.seconds), error=r.summary)
                 elif ctx.stop(LOST):
+                    outcome = "lost"
                     ev.emit(log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
                             reason="failed after the claim was taken back")
             elif r.kind is ResultKind.DROP and ctx.status == CANCELLED:
                 ev.emit(log, logging.INFO, ev.JOB_CANCELLED, job_id=ctx.id, queue=ctx.queue)
+            if tally is not None and outcome is not None:
+                tally.append((ctx.queue, outcome, r.seconds))
+        if tally:
+            self.observer.outcomes(tally)
         if done:
             with self.lock:
                 self.completed_count += done
@@ -377,8 +391,16 @@ class Ledger:
                 ctx.next_beat = now + ctx.lease_seconds / 3
             elif ctx.stop(CANCELLED if out.status == BeatStatus.CANCELLED else LOST):
                 event = ev.JOB_CANCELLED if out.status == BeatStatus.CANCELLED else ev.JOB_LOST
+                if event == ev.JOB_LOST:
+                    self.observer.lost(ctx.queue)
                 ev.emit(self.log, logging.WARNING, event, job_id=ctx.id, queue=ctx.queue,
                         reason=f"heartbeat said {out.status}")
+
+    def held_jobs(self) -> list[tuple[str, bool]]:
+        """(queue, handler started) of each job claimed and not finished: what the metrics' gauges show."""
+        with self.lock:
+            held = list(self.held.values())
+        return [(c.queue, c.started > 0) for c in held if not c.finished and not c.given_back]
 
     def lane_lease(self, ctx: JobContext) -> timedelta | None:
         return self.lanes[ctx.lane].lease

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -39,8 +40,27 @@ DB_RECONNECTED = "db_reconnected"
 DB_ERROR = "db_error"
 
 
+class ObservedLogger(logging.Logger):
+    """A worker's logger that also counts its events (metrics on): every event, whatever the log level.
+
+    Records go to ``base``'s handlers under ``base``'s name, as if logged there.
+    """
+
+    def __init__(self, base: logging.Logger, observe: Callable[[str], None]) -> None:
+        super().__init__(base.name)
+        self.parent = base
+        self.propagate = True
+        self.observe = observe
+
+    def isEnabledFor(self, level: int) -> bool:  # noqa: N802 - logging's name
+        assert self.parent is not None
+        return self.parent.isEnabledFor(level)
+
+
 def emit(logger: logging.Logger, level: int, event: str, **fields: Any) -> None:
     """Log one event; costs a level check only when the level is off (job events are DEBUG)."""
+    if type(logger) is ObservedLogger:
+        logger.observe(event)
     if not logger.isEnabledFor(level):
         return
     text = " ".join(f"{k}={_text(v)}" for k, v in fields.items())

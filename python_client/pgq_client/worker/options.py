@@ -94,6 +94,13 @@ class WorkerOptions:
         default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     connect_kwargs: dict[str, Any] = option(
         None, "extra psycopg.connect keyword arguments", doc_default="{}", cli=False, default_factory=dict)
+    metrics_port: int | None = option(
+        None, "serve this worker's Prometheus metrics at http://metrics_host:port/metrics (the `metrics` extra);"
+              " 0 picks a free port (`worker.metrics_address` says which)", doc_default="off", minimum=0,
+        maximum=65535)
+    metrics_host: str = option(
+        "127.0.0.1", "the address the metrics endpoint listens on (0.0.0.0: every interface)",
+        doc_default="127.0.0.1")
 
     @classmethod
     def build(cls, base: WorkerOptions | None = None, **given: Any) -> WorkerOptions:
@@ -119,6 +126,8 @@ class WorkerOptions:
             raise ValueError(f"claim_loops must be between 1 and 1000, got {self.claim_loops}")
         if self.lease is not None and self.lease.total_seconds() < 1:
             raise ValueError(f"lease must be at least 1 second, got {self.lease}")
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            raise ValueError(f"metrics_port must be between 0 and 65535, got {self.metrics_port}")
         if self.poll_interval <= 0 or self.reap_interval <= 0 or self.grace_period < 0:
             raise ValueError("poll_interval and reap_interval must be positive and grace_period not negative")
 

@@ -1,0 +1,37 @@
+"""``pgq dashboard``: a web dashboard for pgq (the ``dashboard`` extra: starlette, jinja2, uvicorn).
+
+    pgq dashboard                      # http://127.0.0.1:8080/ (binds 127.0.0.1 unless told otherwise)
+    pgq dashboard --read-only          # no actions, whatever the role may do
+
+Pages: queues (depth, running, dead, throughput sparkline, pause/resume),
+jobs (filters by queue, state and text, keyset paging), a job (payload,
+every attempt's error, why it is not running), dead jobs (retry one or all
+of a queue), health, schedules, limits. It reads and acts only through pgq's
+SQL functions (:mod:`pgq_client.observe`), so its database role decides what
+it may do: ``pgq_admin`` acts, a role that may only read gets a read-only
+dashboard. It has no login of its own: put it behind your proxy's
+authentication (see the README, "Operating pgq").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["create_app", "serve"]
+
+
+def create_app(database_url: str, *, read_only: bool = False, pool_size: int = 4, query_timeout: float = 5.0) -> Any:
+    """The ASGI app (Starlette); run it with any ASGI server."""
+    from ._app import Dashboard, make_app
+
+    return make_app(Dashboard(database_url, read_only=read_only, pool_size=pool_size, query_timeout=query_timeout))
+
+
+def serve(database_url: str, *, host: str = "127.0.0.1", port: int = 8080, read_only: bool = False,
+          root_path: str = "", log_level: str = "warning") -> None:
+    """Serve the dashboard with uvicorn until SIGTERM/SIGINT."""
+    import uvicorn
+
+    app = create_app(database_url, read_only=read_only)
+    uvicorn.run(app, host=host, port=port, root_path=root_path, log_level=log_level, server_header=False,
+                proxy_headers=False)
