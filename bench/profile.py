@@ -50,8 +50,11 @@ class Profile:
     observe_jobs: int = 10_000_000
     observe_queues: int = 100
     observe_stats_calls: int = 7
-    observe_backlog: int = 1_000_000
-    observe_seconds: int = 5
+    observe_backlog: int = 200_000
+    observe_seconds: int = 2
+    observe_reps: int = 9
+    observe_loop_rounds: int = 15
+    observe_loop_cycles: int = 1000
 
 
 FULL = Profile(
@@ -120,6 +123,9 @@ QUICK = Profile(
     observe_stats_calls=3,
     observe_backlog=20_000,
     observe_seconds=1,
+    observe_reps=1,
+    observe_loop_rounds=2,
+    observe_loop_cycles=100,
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,

@@ -22,8 +22,10 @@ begin
        where j.ctid = c.job_ctid
          and j.token = c.token
       returning j.id, j.queue_id
+    ), tallied as (  -- pgq:observe (issue 13): throughput tally, in the same statement
+      insert into q.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
-    select coalesce(array_agg(g.id), '{}'), coalesce(array_agg(g.queue_id), '{}') into v_done, v_queues from gone g;
+    select coalesce(array_agg(g.id), '{}') into v_done from gone g;
   else
     for v_job in
       delete from q.job j
@@ -42,8 +44,8 @@ begin
       v_done := v_done || v_job.id;
       v_queues := v_queues || v_job.queue_id;
     end loop;
+    perform q.tally(v_queues, 'c');  -- pgq:observe (issue 13); the stragglers below tally in q.complete
   end if;
-  perform q.tally(v_queues, 'c');  -- pgq:observe (issue 13); the stragglers below tally in q.complete
 
   -- A claim whose row was updated while this statement waited for it (a
   -- heartbeat, say) has a new row version that its ctid no longer names, so

@@ -14,7 +14,7 @@ begin
      finish.job.priority, finish.job.attempt, finish.job.crashes,
      finish.job.max_attempts, finish.job.run_at, finish.finished_at,
      finish.job.dedup_key, finish.job.errors);
-  if finish.state = 'dead' then perform q.tally(array[finish.job.queue_id], 'd'); end if;  -- pgq:observe (issue 13)
+  if finish.state = 'dead' then insert into q.tally (queue_id, outcome, n) values (finish.job.queue_id, 'd', 1); end if;  -- pgq:observe (issue 13)
 end
 $$;
 
