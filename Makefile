@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
+.PHONY: help deps db stop migrate dist test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -34,6 +34,9 @@ stop: ## Stop the embedded PostgreSQL
 
 migrate: db ## alembic upgrade head on DATABASE_URL
 	$(VENV)/bin/alembic upgrade head
+
+dist: deps ## Build the sdist and the wheel (with pgq's migrations inside) into dist/
+	$(PY) -m build --outdir dist python_client
 
 test: db verify lint docs ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest; build the docs
 	scripts/run-pgtap

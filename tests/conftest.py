@@ -5,12 +5,14 @@
 * ``db_url``: a fresh database for one test, dropped afterwards.
 * ``conn``: an autocommit psycopg connection to it (closed afterwards).
 * ``new_database``: make more empty databases (for migration tests).
+* ``dist`` (session): the sdist and wheel built from python_client/ (tests/packaging/).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,10 +55,15 @@ def psql_file(url: str, path: Path) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def pgq_template() -> Iterator[str]:
+def require_server() -> None:
+    """No DATABASE_URL: stop (libpq's defaults would reach the machine's own PostgreSQL, never ours to use)."""
     if not SERVER_URL:
         pytest.exit("DATABASE_URL is not set: run the tests with `make test`", returncode=2)
+
+
+@pytest.fixture(scope="session")
+def pgq_template() -> Iterator[str]:
+    require_server()
     name = create_database()
     psql_file(url_for(name), ROOT / "sql" / "install.sql")
     yield name
@@ -78,6 +85,7 @@ def conn(db_url: str) -> Iterator[psycopg.Connection[Any]]:
 
 @pytest.fixture
 def new_database() -> Iterator[Callable[[], str]]:
+    require_server()
     made: list[str] = []
 
     def make() -> str:
@@ -87,3 +95,12 @@ def new_database() -> Iterator[Callable[[], str]]:
     yield make
     for name in made:
         drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The sdist and wheel, built once per session as a release would (tests/packaging/packaging_support.py)."""
+    sys.path.insert(0, str(ROOT / "tests" / "packaging"))
+    from packaging_support import build_dist
+
+    return build_dist(tmp_path_factory.mktemp("dist"))

@@ -24,6 +24,15 @@ The layers, top to bottom:
 * ``pgq_client.cli``: the ``pgq`` command (typer, rich, alembic).
 * ``pgq_client.testing``: helpers for your tests (a migrated database, run
   queued jobs inline).
+* ``pgq_client.payloads``: how payloads become JSON (datetime, Decimal,
+  UUID, ...; ``payloads.register(MyType, encoder)`` for your own).
+* ``pgq_client.sqlalchemy``: enqueue through a Session/AsyncSession.
+* ``pgq_client.migrations``: the Alembic migrations this package carries
+  (``upgrade``, ``downgrade``, ``head``, ``version_location()`` for your own
+  Alembic; the ``migrations`` extra).
+
+``pgq_client.__version__`` is the package's version (``pgq --version`` also
+prints the schema revision it installs).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from ._client import (
     complete,
     complete_and_claim,
     complete_many,
+    configure,
     delete_queue,
     enqueue,
     enqueue_many,
@@ -63,6 +73,7 @@ from ._client import (
     throughput_totals,
 )
 from ._queries import CHANNEL
+from ._version import __version__
 from .app import App, Task
 from .context import JobCancelled, JobContext, JobLost
 from .records import (
@@ -75,6 +86,7 @@ from .records import (
     JobPageRow,
     JobState,
     Outcome,
+    QueueSettings,
     QueueStats,
     Reason,
     ThroughputBucket,
@@ -100,6 +112,7 @@ __all__ = [
     "JobLost",
     "JobState",
     "Outcome",
+    "QueueSettings",
     "QueueStats",
     "Reason",
     "StartupError",
@@ -108,12 +121,14 @@ __all__ = [
     "ThroughputTotal",
     "Worker",
     "WorkerOptions",
+    "__version__",
     "cancel",
     "cancel_jobs",
     "claim",
     "complete",
     "complete_and_claim",
     "complete_many",
+    "configure",
     "delete_queue",
     "enqueue",
     "enqueue_many",

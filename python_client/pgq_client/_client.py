@@ -27,6 +27,7 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
+from .payloads import dumps
 from .records import (
     BeatStatus,
     BulkResult,
@@ -36,6 +37,7 @@ from .records import (
     JobInfo,
     JobPageRow,
     Outcome,
+    QueueSettings,
     QueueStats,
     Reason,
     ThroughputBucket,
@@ -67,8 +69,12 @@ def enqueue(
     max_attempts: int | None = None,
     dedup_key: str | None = None,
 ) -> int:
-    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key."""
-    return int(_scalar(conn, sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)))
+    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key.
+
+    The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
+    """
+    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
+    return int(_scalar(conn, sql.ENQUEUE, params))
 
 
 def enqueue_many(
@@ -81,7 +87,7 @@ def enqueue_many(
     max_attempts: int | None = None,
 ) -> list[int]:
     """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
     return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 
@@ -220,6 +226,31 @@ def pause(conn: Connection, queue: str) -> None:
 def resume(conn: Connection, queue: str) -> None:
     """Let claims from a paused queue go on."""
     conn.execute(sql.RESUME, (queue,))
+
+
+def configure(
+    conn: Connection,
+    queue: str,
+    *,
+    lease: timedelta | None = None,
+    max_attempts: int | None = None,
+    max_crashes: int | None = None,
+    backoff_base: timedelta | None = None,
+    backoff_max: timedelta | None = None,
+    keep_completed: bool | None = None,
+    retention: timedelta | None = None,
+) -> QueueSettings:
+    """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
+
+    Creates the queue with the defaults first if it has never been used. Bad values raise
+    ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    """
+    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
+    with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
+        cur.execute(sql.CONFIGURE, params)
+        row = cur.fetchone()
+    assert row is not None  # q.configure returns the queue's row
+    return row
 
 
 def stats(conn: Connection, *, exact_up_to: int = 1000) -> list[QueueStats]:

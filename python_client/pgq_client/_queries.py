@@ -35,6 +35,13 @@ CANCEL = "select q.cancel(id => %s)"
 RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
+# The columns named, not q.queue's every column: a setting added later must not break the record.
+CONFIGURE = (
+    "select c.name as queue, c.paused, c.lease, c.max_attempts, c.max_crashes, c.backoff_base, c.backoff_max,"
+    " c.keep_completed, c.retention"
+    " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s) c"
+)
 STATS = "select * from q.stats(exact_up_to => %s)"
 THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
@@ -77,7 +84,7 @@ SA_ENQUEUE = (
     " priority => :priority, max_attempts => :max_attempts, dedup_key => :dedup_key)"
 )
 SA_ENQUEUE_MANY = (
-    "select id from q.enqueue_many(queue => :queue, payloads => :payloads, run_at => :run_at,"
+    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
     " priority => :priority, max_attempts => :max_attempts) as id"
 )
 

@@ -25,6 +25,7 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
+from .payloads import dumps
 from .records import (
     BeatStatus,
     BulkResult,
@@ -34,6 +35,7 @@ from .records import (
     JobInfo,
     JobPageRow,
     Outcome,
+    QueueSettings,
     QueueStats,
     Reason,
     ThroughputBucket,
@@ -65,8 +67,12 @@ async def enqueue(
     max_attempts: int | None = None,
     dedup_key: str | None = None,
 ) -> int:
-    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key."""
-    return int(await _scalar(conn, sql.ENQUEUE, (queue, Jsonb(payload), run_at, priority, max_attempts, dedup_key)))
+    """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key.
+
+    The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
+    """
+    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
+    return int(await _scalar(conn, sql.ENQUEUE, params))
 
 
 async def enqueue_many(
@@ -79,7 +85,7 @@ async def enqueue_many(
     max_attempts: int | None = None,
 ) -> list[int]:
     """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order."""
-    params = (queue, Jsonb(list(payloads)), run_at, priority, max_attempts)
+    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
     return [int(i) for i in await _scalars(conn, sql.ENQUEUE_MANY, params)]
 
 
@@ -218,6 +224,31 @@ async def pause(conn: AsyncConnection, queue: str) -> None:
 async def resume(conn: AsyncConnection, queue: str) -> None:
     """Let claims from a paused queue go on."""
     await conn.execute(sql.RESUME, (queue,))
+
+
+async def configure(
+    conn: AsyncConnection,
+    queue: str,
+    *,
+    lease: timedelta | None = None,
+    max_attempts: int | None = None,
+    max_crashes: int | None = None,
+    backoff_base: timedelta | None = None,
+    backoff_max: timedelta | None = None,
+    keep_completed: bool | None = None,
+    retention: timedelta | None = None,
+) -> QueueSettings:
+    """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
+
+    Creates the queue with the defaults first if it has never been used. Bad values raise
+    ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    """
+    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
+    async with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
+        await cur.execute(sql.CONFIGURE, params)
+        row = await cur.fetchone()
+    assert row is not None  # q.configure returns the queue's row
+    return row
 
 
 async def stats(conn: AsyncConnection, *, exact_up_to: int = 1000) -> list[QueueStats]:

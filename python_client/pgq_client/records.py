@@ -181,6 +181,21 @@ class HealthCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """A queue's settings, as ``q.configure`` leaves them."""
+
+    queue: str
+    paused: bool
+    lease: timedelta
+    max_attempts: int
+    max_crashes: int
+    backoff_base: timedelta
+    backoff_max: timedelta
+    keep_completed: bool
+    retention: timedelta
+
+
+@dataclass(frozen=True, slots=True)
 class JobInfo:
     """One row of ``q.jobs()``: a job wherever it is, live or finished."""
 

@@ -276,7 +276,7 @@ def _on(url: str, dbname: str) -> str:
 
 def create_database(server_url: str, *, template: str | None = None, migrate: bool = True) -> str:
     """A new database on the server (pgq migrated into it unless copied from a template); returns its URL."""
-    from .migrate import upgrade
+    from .migrations import upgrade
 
     name = f"pgq_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(_on(server_url, "postgres"), autocommit=True) as conn:

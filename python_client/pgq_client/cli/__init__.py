@@ -3,10 +3,56 @@
 ``python -m pgq_client`` runs it too. The worker's options are generated from
 :class:`pgq_client.worker.WorkerOptions` (``_worker_command.py``), so the
 command, the Python API and the README table say the same thing.
+
+The command needs the ``cli`` extra (``pip install 'pgq-client[cli]'``).
+:func:`main` imports the command lazily, so that an installation without the
+extra says which one to install instead of ending in a traceback.
 """
 
 from __future__ import annotations
 
-from ._commands import app, main
+import sys
+from typing import Any
 
 __all__ = ["app", "main"]
+
+# Which extra brings a module the command imports (the top-level name of the missing module).
+EXTRA_OF = {
+    "typer": "cli",
+    "rich": "cli",
+    "click": "cli",
+    "alembic": "cli",
+    "sqlalchemy": "cli",
+    "psycopg_pool": "cli",
+}
+
+
+def missing_extra_message(exc: ModuleNotFoundError) -> str | None:
+    """The one line telling which extra to install, when exc is a module an extra brings."""
+    top = (exc.name or "").split(".")[0]
+    extra = EXTRA_OF.get(top)
+    if extra is None:
+        return None
+    return (f"pgq: the pgq command needs the '{extra}' extra ({top} is not installed):"
+            f" pip install 'pgq-client[{extra}]'")
+
+
+def main() -> None:
+    """The console script: the command, or one line naming the extra it needs."""
+    try:
+        from ._commands import main as run
+    except ModuleNotFoundError as exc:
+        message = missing_extra_message(exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        raise SystemExit(1) from None
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from ._commands import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

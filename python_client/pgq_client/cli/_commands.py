@@ -26,9 +26,10 @@ from rich.live import Live
 from rich.markup import escape
 
 from .. import _client as calls
+from .. import migrations
+from .._version import __version__
 from ..app import App
-from ..migrate import MigrationsNotFound
-from ..migrate import upgrade as alembic_upgrade
+from ..migrations import MigrationsNotFound
 from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
@@ -66,10 +67,29 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def version_line() -> str:
+    """``pgq --version``: the package's version and the schema revision it installs (pgq's Alembic head)."""
+    try:
+        revision = migrations.head()
+    except MigrationsNotFound as exc:
+        revision = f"unknown: {exc}"
+    return f"pgq {__version__} (pgq-client {__version__}, schema revision {revision})"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(version_line(), highlight=False, soft_wrap=True)
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     database_url: str = typer.Option(
         "", "--database-url", envvar="DATABASE_URL", show_envvar=True, help="PostgreSQL URL or key=value string."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True,
+        help="Print the version and the schema revision it installs, and exit.",
     ),
 ) -> None:
     State.database_url = database_url
@@ -113,20 +133,22 @@ def database() -> Iterator[psycopg.Connection[Any]]:
 def migrate(
     revision: Annotated[str, typer.Option(help="Alembic revision to upgrade to.")] = "head",
     alembic_ini: str = typer.Option(
-        None, "--alembic-ini", envvar="PGQ_ALEMBIC_INI", help="pgq's alembic.ini (found automatically in a checkout)."
+        None, "--alembic-ini", envvar="PGQ_ALEMBIC_INI",
+        help="Another alembic.ini of pgq's (default: the migrations this package carries).",
     ),
 ) -> None:
-    """Install or upgrade pgq in the database (alembic upgrade head)."""
+    """Install or upgrade pgq in the database (alembic upgrade head, with the migrations this package carries)."""
     url = _url()
     try:
-        ini = alembic_upgrade(url, revision=revision, alembic_ini=alembic_ini)
+        at = migrations.upgrade(url, revision, alembic_ini_path=alembic_ini)
+        ini = migrations.alembic_ini(alembic_ini)
     except MigrationsNotFound as exc:
         fail(str(exc), 2)
     except psycopg.Error as exc:
         fail(f"database error: {str(exc).strip()}")
     except Exception as exc:  # noqa: BLE001 - alembic raises plain exceptions (CommandError, SQLAlchemy errors)
         fail(f"migration failed: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}")
-    out.print(f"pgq is at revision {revision} ({ini})", highlight=False)
+    out.print(f"pgq is at revision {at} ({ini.parent / 'alembic'})", highlight=False, soft_wrap=True)
 
 
 # -- worker -------------------------------------------------------------------------------------

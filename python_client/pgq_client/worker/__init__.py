@@ -23,12 +23,20 @@ __all__ = ["AsyncWorker", "Hooks", "Lane", "StartupError", "Worker", "WorkerOpti
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Worker":
-        from ._worker import Worker
+    try:
+        if name == "Worker":
+            from ._worker import Worker
 
-        return Worker
-    if name in ("AsyncWorker", "Hooks"):
-        from . import _async_worker
+            return Worker
+        if name in ("AsyncWorker", "Hooks"):
+            from . import _async_worker
 
-        return getattr(_async_worker, name)
+            return getattr(_async_worker, name)
+    except ModuleNotFoundError as exc:
+        if exc.name != "psycopg_pool":
+            raise
+        raise ModuleNotFoundError(
+            f"pgq_client.{name} needs the 'worker' extra (psycopg_pool is not installed):"
+            " pip install 'pgq-client[worker]'", name=exc.name
+        ) from exc
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
