@@ -6,23 +6,29 @@ carry the branch label ``pgq``, so a host application can list
 ``alembic upgrade pgq@head`` next to its own migrations.
 
 Several processes may run ``alembic upgrade head`` at once (every replica of a
-service on deploy): a session advisory lock makes them take turns, and the
-later ones find the database already at head.
+service on deploy): they take turns on a table lock, and the later ones find
+the database already at head. The lock is ``LOCK TABLE q.alembic_version IN
+SHARE UPDATE EXCLUSIVE MODE`` (a mode that conflicts with itself but not with
+the row updates Alembic makes), held by a second connection of the runner for
+the whole run. Only roles with rights on that table (its owner, superusers)
+can take it. Up to 0002 it was the advisory lock (1885827328, -1), which any
+login role could hold to make every upgrade wait forever.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from logging.config import fileConfig
 
 import psycopg
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, create_engine, pool, text
+from sqlalchemy.exc import DBAPIError
 
 from alembic import context
 
-# (q.lock_space(), -1): see sql/internal/lock_space.sql.
-MIGRATION_LOCK = "select pg_advisory_lock(1885827328, -1)"
-MIGRATION_UNLOCK = "select pg_advisory_unlock(1885827328, -1)"
+MIGRATION_LOCK = "lock table q.alembic_version in share update exclusive mode"
 
 if context.config.config_file_name is not None:
     fileConfig(context.config.config_file_name, disable_existing_loggers=False)
@@ -56,15 +62,34 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+def create_version_table(engine: Engine) -> None:
+    """Schema q and Alembic's version table in it, if missing, so there is a
+    table to lock. Concurrent first runs race on the catalog (a unique
+    violation on pg_namespace or pg_type): the loser tries again."""
+    for attempt in range(50):
+        with engine.connect() as connection:
+            try:
+                connection.execute(text("create schema if not exists q"))
+                MigrationContext.configure(connection, opts={"version_table_schema": "q"})._ensure_version_table()
+                connection.commit()
+                return
+            except DBAPIError as exc:
+                connection.rollback()
+                if not isinstance(exc.orig, (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject,
+                                             psycopg.errors.DuplicateTable, psycopg.errors.DuplicateSchema)):
+                    raise
+                time.sleep(0.02 * (attempt + 1))
+    raise SystemExit("could not create q.alembic_version")
+
+
 def run_migrations_online() -> None:
     engine = engine_for(database_url())
-    with engine.connect() as connection:
-        connection.execute(text(MIGRATION_LOCK))
+    create_version_table(engine)
+    # The lock lives in a transaction of its own connection, held open while
+    # the migrations run and commit one by one on the other.
+    with engine.connect() as holder, engine.connect() as connection:
+        holder.execute(text(MIGRATION_LOCK))
         try:
-            # The version table lives in q, so q must exist before Alembic
-            # looks for it; under the lock, so concurrent runs do not race.
-            connection.execute(text("create schema if not exists q"))
-            connection.commit()
             context.configure(
                 connection=connection,
                 target_metadata=None,
@@ -76,8 +101,7 @@ def run_migrations_online() -> None:
             connection.commit()
         finally:
             connection.rollback()
-            connection.execute(text(MIGRATION_UNLOCK))
-            connection.commit()
+            holder.rollback()
 
 
 if context.is_offline_mode():

@@ -7,8 +7,9 @@
 \ir schema/015_roles.sql
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
-\ir schema/050_observe.sql
-\ir schema/051_job_page.sql
+\ir schema/050_sessions.sql
+\ir schema/060_observe.sql
+\ir schema/061_job_page.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/check_job_options.sql
@@ -16,6 +17,7 @@
 \ir internal/check_claims.sql
 \ir internal/current_claims.sql
 \ir internal/ensure_queue.sql
+\ir internal/notify_allowed.sql
 \ir internal/notify_queues.sql
 \ir internal/error_entry.sql
 \ir internal/lost_reason.sql
@@ -23,6 +25,8 @@
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
 \ir internal/claim_under_snapshot.sql
+\ir internal/gone_owners.sql
+\ir internal/forget_ended_sessions.sql
 \ir internal/tally.sql
 \ir internal/roll_up_tally.sql
 \ir internal/estimate_rows.sql

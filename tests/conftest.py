@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -104,3 +105,55 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from packaging_support import build_dist
 
     return build_dist(tmp_path_factory.mktemp("dist"))
+# -- a hostile login role: no pgq rights at all ---------------------------------------------------
+
+class Hostile:
+    """A LOGIN role with no pgq rights (only what PUBLIC has: connect, advisory
+    locks, LISTEN/NOTIFY, pg_locks, pg_stat_activity), and its sessions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.sessions: list[psycopg.Connection[Any]] = []
+
+    def connect(self, url: str, autocommit: bool = True) -> psycopg.Connection[Any]:
+        conn = psycopg.connect(make_conninfo(url, user=self.name), autocommit=autocommit)
+        self.sessions.append(conn)
+        return conn
+
+    def hold_pgq_advisory_locks(self, url: str, keys: int = 2000) -> psycopg.Connection[Any]:
+        """0002's reaper turn (0), migration lock (-1) and the session keys 1..keys, held by one session."""
+        conn = self.connect(url)
+        conn.execute("select count(pg_advisory_lock(1885827328, k)) from generate_series(-1, %s) k", (keys,))
+        return conn
+
+    def fill_notify_queue(self, url: str, megabytes: int = 4) -> psycopg.Connection[Any]:
+        """LISTEN, then sit idle in a transaction while megabytes of notifications are sent: the
+        cluster-wide queue cannot move past this session, so it fills. Returns the idle session."""
+        idle = self.connect(url, autocommit=False)
+        idle.execute("listen hostile")
+        idle.commit()
+        idle.execute("select 1")  # idle in transaction from here on
+        flood = self.connect(url)
+        for _ in range(megabytes):
+            flood.execute("select count(pg_notify('hostile', repeat('x', 7900) || g)) from generate_series(1, 128) g")
+        return idle
+
+    def close(self) -> None:
+        for conn in self.sessions:
+            conn.close()
+
+
+@pytest.fixture
+def hostile() -> Iterator[Hostile]:
+    role = Hostile(f"pgq_hostile_{uuid.uuid4().hex[:8]}")
+    with admin() as conn:
+        conn.execute(f'create role "{role.name}" login')
+    yield role
+    role.close()
+    with admin() as conn:
+        for _ in range(100):
+            busy = conn.execute("select count(*) from pg_stat_activity where usename = %s", (role.name,)).fetchone()
+            if not busy[0]:
+                break
+            time.sleep(0.05)
+        conn.execute(f'drop role if exists "{role.name}"')

@@ -17,6 +17,7 @@ select functions_are('q', array[
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
+  'notify_allowed', 'gone_owners', 'forget_ended_sessions',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows'
 ], 'schema q has exactly the documented functions');
 
@@ -51,6 +52,8 @@ select results_eq(
     ('q.fail(bigint,uuid,text,interval,boolean)'),
     ('q.fail_many(bigint[],uuid[],text[],interval)'),
     ('q.finish(q.job,text,timestamp with time zone)'),
+    ('q.forget_ended_sessions(integer)'),
+    ('q.gone_owners(integer)'),
     ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
@@ -58,6 +61,7 @@ select results_eq(
     ('q.jobs(text,text,bigint,integer)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
+    ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
     ('q.promote_due(integer,integer)'),
@@ -246,6 +250,7 @@ select is(
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
+                             'notify_allowed', 'gone_owners', 'forget_ended_sessions',
                              'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named',
                              'check_max_rows')
          order by 1),
@@ -279,13 +284,13 @@ select is(
   '{}'::text[],
   'every function in q has a COMMENT');
 
--- Tables: the three of pgq, plus alembic_version when installed by Alembic.
+-- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history', 'tally', 'throughput', 'throughput_total']
+  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'tally', 'throughput', 'throughput_total']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, tally, throughput, throughput_total (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, tally, throughput, throughput_total (and alembic_version under Alembic)');
 
-select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_key_seq'],
+select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
 select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'job_page_row'],

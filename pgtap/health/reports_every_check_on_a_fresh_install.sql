@@ -8,7 +8,7 @@ select set_eq($$ select distinct check_name from q.health() $$,
   $$ values ('server_settings'), ('table_settings'), ('vacuum'), ('bloat'), ('xmin_horizon') $$,
   'q.health runs the five checks');
 select set_eq($$ select object from q.health() where check_name = 'vacuum' $$,
-  $$ values ('q.job'), ('q.job_history'), ('q.queue'), ('q.tally'), ('q.throughput'), ('q.throughput_total') $$,
+  $$ values ('q.job'), ('q.job_history'), ('q.queue'), ('q.reaper_turn'), ('q.session'), ('q.tally'), ('q.throughput'), ('q.throughput_total') $$,
   'dead rows and (auto)vacuum times for every pgq table');
 select ok((select bool_and(detail ? 'dead_rows' and detail ? 'last_autovacuum' and detail ? 'last_autoanalyze')
              from q.health() where check_name = 'vacuum'), 'each vacuum row has dead rows, last autovacuum and autoanalyze');

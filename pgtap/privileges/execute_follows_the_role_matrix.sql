@@ -4,7 +4,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(253);
+select plan(268);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -57,7 +57,10 @@ insert into matrix values
   ('estimate_rows',           false, false, false, false),
   ('claim_holder',            false, false, false, false),
   ('queue_named',             false, false, false, false),
-  ('check_max_rows',          false, false, false, false);
+  ('check_max_rows',          false, false, false, false),
+  ('notify_allowed',          false, false, false, false),
+  ('gone_owners',             false, false, false, false),
+  ('forget_ended_sessions',   false, false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(
@@ -68,7 +71,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 50 functions x 5 grantees, through has_function_privilege (membership counts).
+-- 53 functions x 5 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

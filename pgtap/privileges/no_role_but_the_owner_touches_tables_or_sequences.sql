@@ -2,15 +2,15 @@
 -- through the SECURITY DEFINER functions. Roles get USAGE on the schema
 -- (to call them) and nothing else.
 begin;
-select plan(53);
+select plan(63);
 
 select table_privs_are('q', t, r, '{}'::name[], format('%s has no privilege on table q.%s', r, t))
-  from unnest(array['queue', 'job', 'job_history', 'tally', 'throughput', 'throughput_total']::name[]) t,
+  from unnest(array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'tally', 'throughput', 'throughput_total']::name[]) t,
        unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'pgq_viewer', 'public']::name[]) r
  order by t, r;
 
 select sequence_privs_are('q', s, r, '{}'::name[], format('%s has no privilege on sequence q.%s', r, s))
-  from unnest(array['queue_id_seq', 'job_id_seq', 'session_key_seq']::name[]) s,
+  from unnest(array['queue_id_seq', 'job_id_seq', 'session_seq']::name[]) s,
        unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'pgq_viewer', 'public']::name[]) r
  order by s, r;
 

@@ -1,7 +1,6 @@
--- One reaper at a time: while another session holds the reaper lock
--- (lock_space, 0), reap returns 0 at once and touches nothing. A second
--- session is needed (dblink): advisory locks are re-entrant within a
--- session, so the same session taking the lock first proves nothing.
+-- One reaper at a time: while another session's reap holds the turn (a row
+-- lock on q.reaper_turn), reap returns 0 at once and touches nothing. A
+-- second session is needed (dblink), which locks the row as q.reap does.
 begin;
 select plan(4);
 \ir ../_helpers.psql
@@ -12,12 +11,13 @@ select q.claim('turn', 1, lease => '1 millisecond', owner => 0) \g /dev/null
 select pg_sleep(0.05) \g /dev/null
 
 select dblink_connect('other_reaper', pg_temp.peer_conninfo()) \g /dev/null
-select * from dblink('other_reaper', 'select pg_advisory_lock(q.lock_space(), 0)') as t(x text) \g /dev/null
+select dblink_exec('other_reaper', 'begin') \g /dev/null
+select * from dblink('other_reaper', 'select true from q.reaper_turn for update') as t(x boolean) \g /dev/null
 
-select is(q.reap(), 0, 'reap returns 0 while another session holds the reaper lock');
+select is(q.reap(), 0, 'reap returns 0 while another session holds the reaper''s turn');
 select is((select state::text from q.job where id = :job_id), 'r', 'the expired claim was not touched');
 
-select * from dblink('other_reaper', 'select pg_advisory_unlock(q.lock_space(), 0)') as t(x boolean) \g /dev/null
+select dblink_exec('other_reaper', 'rollback') \g /dev/null
 select is(q.reap(), 1, 'once the other reaper is done, reap does the work');
 select is((select state::text from q.job where id = :job_id), 'w', 'the expired claim is back to waiting');
 select dblink_disconnect('other_reaper') \g /dev/null

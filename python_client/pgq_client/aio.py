@@ -99,9 +99,11 @@ async def claim(
 ) -> list[Job]:
     """Claim up to n due jobs (``q.claim``). Use an autocommit connection.
 
-    owner: None records this connection's liveness key; pass a key from
-    :func:`session_key` held on another connection, or 0 for lease-only
-    claims (behind PgBouncer in transaction mode).
+    owner: None or 0 claims lease-only (the job comes back when its lease runs
+    out). For instant reclaim when the worker dies, pass a key from
+    :func:`session_key` taken on a connection you keep open for as long as
+    the job runs (this one, or a dedicated liveness connection). Never take it
+    on a pooled connection that may be closed or recycled while the job runs.
     """
     async with conn.cursor(row_factory=class_row(Job)) as cur:
         await cur.execute(sql.CLAIM, (queue, n, lease, owner))
@@ -202,7 +204,7 @@ async def reap(conn: AsyncConnection, max_jobs: int = 1000) -> int:
 
 
 async def session_key(conn: AsyncConnection) -> int:
-    """This connection's liveness key, held until it closes (``q.session_key``)."""
+    """This connection's liveness key, alive until it closes (``q.session_key``)."""
     return int(await _scalar(conn, sql.SESSION_KEY))
 
 

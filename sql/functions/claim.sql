@@ -44,15 +44,18 @@ begin
     return;
   end if;
 
-  -- Liveness evidence: by default this session's advisory-lock key; 0 means
-  -- none (e.g. behind PgBouncer in transaction mode), leaving the lease.
-  v_owner := case
-    when claim.owner is null
-      -- Read the key directly when set; the call is only for the first claim.
-      then coalesce(nullif(current_setting('pgq.session_key', true), '')::integer, q.session_key())
-    when claim.owner = 0 then null
-    else claim.owner
-  end;
+  -- Liveness evidence (0003): only a key the caller passes, from
+  -- q.session_key() on a connection it keeps open for as long as the job
+  -- runs. NULL and 0 mean lease-only. Until 0002 the default was the
+  -- claiming connection's own key, and a pool that closed or recycled that
+  -- idle connection while the job ran made the reaper hand it to a second
+  -- worker.
+  v_owner := nullif(claim.owner, 0);
+  if v_owner is not null and not exists (select from q.session s where s.key = v_owner) then
+    raise exception 'owner % is not a key from q.session_key()', v_owner
+      using errcode = '22023',
+            hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
+  end if;
   v_lease_until := clock_timestamp() + coalesce(claim.lease, v_queue.lease);
 
   loop
@@ -94,7 +97,7 @@ end
 $$;
 
 comment on function q.claim(text, integer, interval, integer) is
-  'Claims up to n (1..1000) due jobs of a queue, highest priority first, then oldest, skipping rows other claimers hold. Call it in its own short transaction (autocommit). Each job comes with a fencing token and lease_until (now + lease, default the queue''s). owner: NULL = this session''s liveness key (q.session_key), 0 = lease only, or a key held on another connection.';
+  'Claims up to n (1..1000) due jobs of a queue, highest priority first, then oldest, skipping rows other claimers hold. Call it in its own short transaction (autocommit). Each job comes with a fencing token and lease_until (now + lease, default the queue''s). owner: a key from q.session_key() on a connection the caller keeps open (instant reclaim when that session ends); NULL or 0 = lease only.';
 
 revoke all on function q.claim(text, integer, interval, integer) from public;
 grant execute on function q.claim(text, integer, interval, integer) to pgq_worker;

@@ -7,8 +7,6 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_now        timestamptz := clock_timestamp();
-  v_self       integer := nullif(current_setting('pgq.session_key', true), '')::integer;
-  v_owner      integer;
   v_gone       integer[] := '{}';
   v_lost       tid[];
   v_job        q.job;
@@ -21,27 +19,18 @@ begin
       using errcode = '22023';
   end if;
   -- Every worker calls this about once a second; one at a time does the
-  -- work and the others return at once.
-  if not pg_try_advisory_xact_lock(q.lock_space(), 0) then
+  -- work and the others return at once. The turn is a row lock on
+  -- q.reaper_turn (0003): the advisory lock (q.lock_space(), 0) of 0002 could
+  -- be held by any login role, which stopped all reclaiming.
+  perform from q.reaper_turn t for update skip locked;
+  if not found then
     return 0;
   end if;
 
-  -- Sessions that are provably gone: nobody holds their advisory lock any
-  -- more, so we can take it. Our own key is held by us, so skip it.
-  for v_owner in
-    select distinct j.owner from q.job j
-     where j.state = 'r' and j.owner is not null and j.owner is distinct from v_self
-  loop
-    if pg_try_advisory_xact_lock(q.lock_space(), v_owner) then
-      v_gone := v_gone || v_owner;
-      -- Each lock taken is kept until commit, and the lock table is small
-      -- (max_locks_per_transaction x max_connections slots in all): tens of
-      -- thousands of gone sessions made every reap fail with "out of shared
-      -- memory". Each gone session holds a claim, so max_jobs of them (and
-      -- never more than 1000) are enough for this call; the rest wait for the next.
-      exit when cardinality(v_gone) >= least(max_jobs, 1000);
-    end if;
-  end loop;
+  -- Sessions that are provably gone (q.gone_owners: no backend with their
+  -- pid and backend_start). Each gone session holds a claim, so max_jobs of
+  -- them (never more than 1000) are enough for this call.
+  v_gone := q.gone_owners(least(max_jobs, 1000));
 
   -- Lost claims: dead session or lease run out (the backstop where session
   -- evidence cannot exist). Locked rows are being completed right now: skip.
@@ -101,6 +90,9 @@ begin
               limit max_jobs));
   end loop;
 
+  -- After the claims above went back: a key without its row counts as gone.
+  perform q.forget_ended_sessions(max_jobs);
+
   perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
@@ -108,7 +100,7 @@ end
 $$;
 
 comment on function q.reap(integer) is
-  'Returns lost claims to their queue: jobs whose claiming session is gone (its q.session_key lock is free) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting and deletes history past retention. At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting and deletes history past retention. At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;

@@ -1,6 +1,8 @@
--- The advisory-lock class ("pgq\0") shared by the session keys (objid >= 1),
--- the reaper (objid 0) and the migration runner (objid -1). Two-int advisory
--- locks live in their own key space, apart from single-bigint ones.
+-- The advisory-lock class ("pgq\0") that pgq used up to revision 0002 for
+-- session keys (objid >= 1), the reaper (objid 0) and the migration runner
+-- (objid -1). Since 0003 pgq takes no advisory locks at all (any login role
+-- can take or hold them); the 0002 -> 0003 upgrade reads this class in
+-- pg_locks to carry live 0002 sessions into q.session.
 create or replace function q.lock_space()
 returns integer
 language plpgsql
@@ -14,6 +16,6 @@ end
 $$;
 
 comment on function q.lock_space() is
-  'Advisory-lock class id used by pgq: (lock_space, key) for session keys, (lock_space, 0) for the reaper, (lock_space, -1) for migrations.';
+  'Advisory-lock class id pgq used up to revision 0002 (session keys, reaper, migrations); pgq takes no advisory locks since 0003.';
 
 revoke all on function q.lock_space() from public;

@@ -9,7 +9,8 @@ as $$
 begin
   -- The channel is 'pgq' and the payload the queue name, never job data.
   -- A hint only: workers also poll, so a lost notification costs latency.
-  if coalesce(current_setting('pgq.notify', true), '') <> 'off' then
+  -- Skipped while the notification queue is filling (q.notify_allowed).
+  if q.notify_allowed() then
     perform pg_notify('pgq', qq.name)
        from q.queue qq
       where qq.id = any(notify_queues.queue_ids);
@@ -18,6 +19,6 @@ end
 $$;
 
 comment on function q.notify_queues(integer[]) is
-  'Sends one NOTIFY on channel pgq per queue (payload: the queue name) unless pgq.notify is off.';
+  'Sends one NOTIFY on channel pgq per queue (payload: the queue name) unless pgq.notify is off or the notification queue is filling (q.notify_allowed).';
 
 revoke all on function q.notify_queues(integer[]) from public;

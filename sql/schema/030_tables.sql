@@ -142,11 +142,5 @@ comment on column q.job_history.errors is
 create index job_history_finished_idx on q.job_history (queue_id, finished_at);
 create index job_history_dead_idx on q.job_history (queue_id) where state = 'dead';
 
--- Session keys for liveness evidence (q.session_key). Wraps after 2^31 keys.
-create sequence q.session_key_seq as integer minvalue 1 cycle;
-
-comment on sequence q.session_key_seq is
-  'Source of per-session liveness keys (see q.session_key).';
-
 revoke all on all tables in schema q from public;
 revoke all on all sequences in schema q from public;

@@ -1,13 +1,14 @@
 -- One NOTIFY per queue per INSERT statement, sent at commit (never on
 -- rollback). Scheduled jobs do not wake anyone: they are not due yet.
--- Switch off for bulk loads with SET pgq.notify = off.
+-- Switch off for bulk loads with SET pgq.notify = off. Skipped while the
+-- notification queue is filling, so it never fails a commit (q.notify_allowed).
 create or replace function q.tg_job__notify_enqueued()
 returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  if coalesce(current_setting('pgq.notify', true), '') <> 'off' then
+  if q.notify_allowed() then
     -- One statement, no nested call: a query over a transition table is
     -- planned on every firing, so this runs on every enqueue and stays small.
     -- pg_notify folds repeats within a transaction: one per queue is sent.
@@ -22,13 +23,14 @@ $$;
 comment on function q.tg_job__notify_enqueued() is
   'Statement-level trigger: NOTIFY pgq, ''<queue>'' once per queue that got waiting jobs.';
 
-create trigger _900_notify_enqueued
+-- (or replace: a later revision re-runs this file to pick up a new body)
+create or replace trigger _900_notify_enqueued
   after insert on q.job
   referencing new table as inserted
   for each statement
   execute function q.tg_job__notify_enqueued();
 
 comment on trigger _900_notify_enqueued on q.job is
-  'Wakes listening workers: one pg_notify per queue per statement; SET pgq.notify = off disables it.';
+  'Wakes listening workers: one pg_notify per queue per statement; SET pgq.notify = off disables it, and it is skipped while the notification queue is at least pgq.notify_queue_limit full.';
 
 revoke all on function q.tg_job__notify_enqueued() from public;

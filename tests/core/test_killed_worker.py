@@ -1,6 +1,6 @@
 """A SIGKILLed worker process: its jobs come back within 2 s through the
-session evidence (its advisory lock is free), not after the lease; and a live
-worker's jobs are left alone."""
+session evidence (its q.session_key backend is gone), not after the lease; and
+a live worker's jobs are left alone."""
 
 from __future__ import annotations
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from alembic.config import Config
@@ -250,4 +252,99 @@ def test_five_concurrent_alembic_upgrades_all_succeed_and_apply_once(
     applied = sum(err.count("Running upgrade ") for _, err in outcomes)
     assert applied == revisions, "each revision ran once; the later processes found the database at head"
     assert versions(url) == [script_directory().get_current_head()]
+    assert_same_catalog(install_sql, fingerprint(url))
+
+
+def revision_pairs() -> list[tuple[str, str | None]]:
+    """(revision, its down_revision) for every revision, oldest first."""
+    return [(r.revision, r.down_revision) for r in reversed(list(script_directory().walk_revisions()))]  # type: ignore[misc]
+
+
+def test_every_single_step_downgrade_restores_the_catalog_of_the_revision_before(
+    new_database: Callable[[], str]
+) -> None:
+    pairs = revision_pairs()
+    assert len(pairs) >= 3
+    for revision, previous in pairs:
+        stepped = new_database()
+        alembic(stepped, "upgrade", revision)
+        alembic(stepped, "downgrade", "-1")
+        if previous is None:
+            assert left_in_schema(stepped) == ONLY_ALEMBIC_VERSION, revision
+            continue
+        fresh = new_database()
+        alembic(fresh, "upgrade", previous)
+        assert versions(stepped) == [previous]
+        only_fresh = sorted(set(fingerprint(fresh)) - set(fingerprint(stepped)))
+        only_stepped = sorted(set(fingerprint(stepped)) - set(fingerprint(fresh)))
+        assert (only_fresh, only_stepped) == ([], []), f"upgrade {revision}; downgrade -1 != upgrade {previous}"
+
+
+def wait_backend_gone(conn: psycopg.Connection[Any], pid: int) -> None:
+    for _ in range(200):
+        if not conn.execute("select count(*) from pg_stat_activity where pid = %s", (pid,)).fetchone()[0]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"backend {pid} did not end")
+
+
+def test_upgrade_0002_to_0003_keeps_running_claims_live_and_reaps_them_when_their_session_dies(
+    new_database: Callable[[], str]
+) -> None:
+    url = new_database()
+    alembic(url, "upgrade", "0002")
+    worker = psycopg.connect(url, autocommit=True)  # stays connected through the upgrade
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select q.enqueue_many('up', %s)", (Jsonb(list(range(6))),))
+        conn.execute("select q.enqueue('up', '7', run_at => now() + interval '1 hour')")
+        # 0002: the default owner is the claiming connection's advisory-lock key.
+        key = worker.execute("select q.session_key()").fetchone()[0]
+        held = worker.execute("select id, token from q.claim('up', 2)").fetchall()
+        lease_only = conn.execute("select id, token from q.claim('up', 1, owner => 0)").fetchall()
+        before = conn.execute("select id, state, token, owner from q.job order by id").fetchall()
+    assert {r[3] for r in before if r[1] == "r"} == {key, None}
+
+    alembic(url, "upgrade", "0003")
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("select id, state, token, owner from q.job order by id").fetchall() == before
+        pid = worker.execute("select pg_backend_pid()").fetchone()[0]
+        assert conn.execute("select pid from q.session where key = %s", (key,)).fetchone() == (pid,)
+        assert conn.execute("select q.reap()").fetchone()[0] == 0, "a live 0002 claim is still live"
+        assert worker.execute("select q.session_key()").fetchone()[0] == key, "the session keeps its key"
+        assert worker.execute("select q.complete(%s, %s)", held[0]).fetchone()[0] is True
+        assert conn.execute("select q.complete(%s, %s)", lease_only[0]).fetchone()[0] is True
+
+        worker.close()
+        wait_backend_gone(conn, pid)
+        assert conn.execute("select q.reap()").fetchone()[0] == 1, "the dead session's claim comes back at once"
+        assert conn.execute("select state, crashes from q.job where id = %s", (held[1][0],)).fetchone() == ("w", 1)
+        rest = conn.execute("select id, token from q.claim('up', 10)").fetchall()
+        assert len(rest) == 4
+        assert len(conn.execute("select * from q.complete_many(%s, %s)",
+                                ([r[0] for r in rest], [r[1] for r in rest])).fetchall()) == 4
+        assert conn.execute("select count(*) from q.job where state = 's'").fetchone()[0] == 1
+
+
+def test_downgrade_0003_to_0002_and_up_again_keeps_jobs_and_claims_completable(
+    db_url: str, new_database: Callable[[], str]
+) -> None:
+    install_sql = fingerprint(db_url)
+    url = new_database()
+    alembic(url, "upgrade", "0003")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select q.enqueue_many('down', %s)", (Jsonb(list(range(4))),))
+        key = conn.execute("select q.session_key()").fetchone()[0]
+        held = conn.execute("select id, token from q.claim('down', 2, owner => %s)", (key,)).fetchall()
+
+        alembic(url, "downgrade", "0002")
+        # 0002 would read a key without its advisory lock as a dead session: claims are lease-only now.
+        assert conn.execute("select count(*) from q.job where state = 'r' and owner is null").fetchone()[0] == 2
+        assert conn.execute("select q.reap()").fetchone()[0] == 0
+        assert conn.execute("select q.complete(%s, %s)", held[0]).fetchone()[0] is True
+
+        alembic(url, "upgrade", "0003")
+        assert conn.execute("select q.complete(%s, %s)", held[1]).fetchone()[0] is True
+        assert len(conn.execute("select * from q.claim('down', 10)").fetchall()) == 2
+    alembic(url, "upgrade", "head")  # the revisions after 0003, if any
     assert_same_catalog(install_sql, fingerprint(url))

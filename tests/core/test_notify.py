@@ -147,3 +147,39 @@ def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
 
     assert conn.execute("select q.reap()").fetchone()[0] == 3
     assert first_arrival(watcher) == [("pgq", "a")]
+
+
+def test_a_filling_notify_queue_skips_the_hint_and_commits_enqueue_fail_and_release(
+    conn: psycopg.Connection[Any], connect: Connect, listener: psycopg.Connection[Any], hostile: Any, db_url: str
+) -> None:
+    # Issue 9, item 3: a session that LISTENs and idles in a transaction while
+    # notifications pile up fills the cluster-wide queue, and once it is full
+    # every COMMIT that sends one fails with 54000. pgq stops sending at
+    # pgq.notify_queue_limit (a fraction; 0.5 by default, 0.0001 here so that a
+    # few megabytes stand for the 4 GB it takes in production).
+    limit = 0.0001
+    idle = hostile.fill_notify_queue(db_url, megabytes=4)
+    usage = conn.execute("select pg_notification_queue_usage()").fetchone()[0]
+    assert usage >= limit, f"the hostile session filled {usage:.6f} of the queue"
+    received(listener)  # drain what the flood delivered to us (nothing on channel pgq)
+
+    producer = connect()
+    producer.execute("select set_config('pgq.notify_queue_limit', %s, false)", (str(limit),))
+    producer.execute("select q.enqueue('a', '{}')")
+    producer.execute("select q.enqueue_many('a', '[1, 2]')")
+    job_id, token = producer.execute("select id, token from q.claim('a', 1)").fetchone()
+    assert producer.execute("select q.fail(%s, %s, 'boom', retry_in => '0')", (job_id, token)).fetchone()[0] == "retry"
+    job_id, token = producer.execute("select id, token from q.claim('a', 1)").fetchone()
+    assert producer.execute("select q.release(%s, %s)", (job_id, token)).fetchone()[0] is True
+    assert [r for r in received(listener) if r[0] == "pgq"] == [], "no hint while the queue is filling"
+
+    idle.rollback()  # the hostile session lets go; the queue drains
+    producer.execute("select q.enqueue('a', '{}')")
+    assert ("pgq", "a") in first_arrival(listener), "hints are back once the queue has room"
+
+
+def test_a_malformed_notify_queue_limit_falls_back_to_the_default(connect: Connect, listener: Any) -> None:
+    producer = connect()
+    producer.execute("set pgq.notify_queue_limit = 'lots'")
+    producer.execute("select q.enqueue('a', '{}')")
+    assert first_arrival(listener) == [("pgq", "a")]

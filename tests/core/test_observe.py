@@ -127,7 +127,7 @@ def test_health_warns_about_a_table_left_large_after_a_backlog_drained(conn: Any
 def test_explain_tells_a_gone_session_from_a_live_one(conn: Any, connect: Connect) -> None:
     worker = connect(application_name="worker-7")
     pgq_client.enqueue_many(conn, "ex", [1, 2])
-    first, second = pgq_client.claim(worker, "ex", 2)
+    first, second = pgq_client.claim(worker, "ex", 2, owner=pgq_client.session_key(worker))
     worker_pid = worker.execute("select pg_backend_pid()").fetchone()[0]  # type: ignore[index]
 
     (live,) = pgq_client.explain(conn, first.id)

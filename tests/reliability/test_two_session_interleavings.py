@@ -227,7 +227,8 @@ def test_every_stale_token_call_after_a_reclaim_is_refused_and_writes_nothing(
     a, b = pair
     (job_id,) = enqueue(conn, "stale", 1)
     with psycopg.connect(db_url, autocommit=True) as doomed:
-        (stale,) = [r[0] for r in doomed.execute("select token from q.claim('stale', 1)").fetchall()]
+        claim = "select token from q.claim('stale', 1, owner => q.session_key())"
+        (stale,) = [r[0] for r in doomed.execute(claim).fetchall()]
     assert finishes_without_waiting(b, "select q.reap()") == [(1,)]  # its session is gone
     ((current,),) = finishes_without_waiting(b, "select token from q.claim('stale', 1)")
     before = row(conn, job_id)

@@ -606,6 +606,10 @@ class AsyncWorker:
                         reaps.reaped(time.monotonic())
                         if reaped:
                             ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
+                            # Recovered jobs are waiting again: claim them now, not on the next poll
+                            # (the NOTIFY hint is skipped while the notification queue is filling).
+                            self._plan.hint()
+                            self._waker.wake_all()
                     backoff.reset()
                 except asyncio.CancelledError:  # async-only
                     raise  # async-only

@@ -601,6 +601,10 @@ class Worker:
                         reaps.reaped(time.monotonic())
                         if reaped:
                             ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
+                            # Recovered jobs are waiting again: claim them now, not on the next poll
+                            # (the NOTIFY hint is skipped while the notification queue is filling).
+                            self._plan.hint()
+                            self._waker.wake_all()
                     backoff.reset()
                 except Exception as exc:  # noqa: BLE001
                     if conn is not None:

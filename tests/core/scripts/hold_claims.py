@@ -3,7 +3,7 @@
 
     hold_claims.py URL QUEUE N session|owner-key
 
-session:    claims on its connection with the default owner (its own session key).
+session:    claims on its connection with owner => q.session_key() (its own session key).
 owner-key:  holds a session key on a separate "liveness" connection and claims
             on a second connection with owner => that key (a worker with a pool).
 Prints the claimed ids on one line, then sleeps.
@@ -25,7 +25,7 @@ def main() -> None:
         key = liveness.execute("select q.session_key()").fetchone()[0]
         rows = claiming.execute("select id from q.claim(%s, %s, owner => %s)", (queue, n, key)).fetchall()
     else:
-        rows = claiming.execute("select id from q.claim(%s, %s)", (queue, n)).fetchall()
+        rows = claiming.execute("select id from q.claim(%s, %s, owner => q.session_key())", (queue, n)).fetchall()
     print(" ".join(str(r[0]) for r in rows), flush=True)
     time.sleep(3600)
 

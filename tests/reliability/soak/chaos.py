@@ -66,8 +66,8 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
             time.sleep(max(0.0, last_kill + RECLAIM_PROMISE - time.monotonic()))
             orphans = conn.execute(
                 "select count(*) from q.job j where j.state = 'r' and not exists ("
-                "  select from pg_locks l where l.locktype = 'advisory' and l.classid = %s and l.objsubid = 2"
-                "     and l.objid::integer = j.owner and l.granted)", (1885827328,)
+                "  select from q.session s join pg_stat_activity a on a.pid = s.pid"
+                "   where s.key = j.owner and a.backend_start = s.backend_start)"
             ).fetchone()[0]
             drain_s = wait_drained(conn, 180)
             fleet.stop_all()

@@ -13,8 +13,6 @@ from psycopg.types.json import Jsonb
 
 from ..workers import WorkerProcess
 
-LOCK_SPACE = 1885827328  # q.lock_space(): session keys are advisory locks (LOCK_SPACE, key)
-
 
 class Producer(threading.Thread):
     """Enqueues `total` jobs of 5-50 ms at `rate` jobs/s in batches, riding out database outages.
@@ -74,11 +72,10 @@ def held_by(conn: psycopg.Connection[Any], worker: WorkerProcess) -> list[tuple[
         """
         select j.id, j.token from q.job j
          where j.state = 'r' and j.owner in (
-           select l.objid::integer from pg_locks l join pg_stat_activity a on a.pid = l.pid
-            where l.locktype = 'advisory' and l.classid = %s and l.objsubid = 2 and l.granted
-              and a.application_name = %s)
+           select s.key from q.session s join pg_stat_activity a on a.pid = s.pid
+            where a.backend_start = s.backend_start and a.application_name = %s)
         """,
-        (LOCK_SPACE, f"pgq-listener:{worker.name}"[:63]),
+        (f"pgq-listener:{worker.name}"[:63],),
     ).fetchall()
 
 

@@ -148,10 +148,9 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
     out += [
         "## Boundaries",
         "",
-        "- Instant reclaim rests on session evidence: the claimer's advisory lock `(q.lock_space(), key)`. Any "
-        "database user may take advisory locks, so a session that takes a dead worker's key keeps its claims "
-        "alive until their lease runs out (5 minutes by default). It can delay a reclaim; it cannot finish, steal "
-        "or read a job.",
+        "- Instant reclaim rests on session evidence: the owner key's row in `q.session` (pid and backend_start, "
+        "checked against `pg_stat_activity`), which only pgq's functions write. Claims made without "
+        "`owner => q.session_key()` are lease-only.",
         "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "
         "jobs come back when their lease runs out, not within 2 s.",
         "- A job that was running when its worker died or the server restarted runs again (at-least-once): "
