@@ -73,13 +73,13 @@ OLD_STATS_QUERY = OLD_STATS.split("as $$", 1)[1].split("$$;", 1)[0]
 
 def previous_revision() -> str:
     """The Alembic revision just before the one that added q.tally (what 'without the tally' runs)."""
-    for path in sorted((ROOT / "alembic" / "sql").glob("*/schema/050_observe.sql")):
+    for path in sorted((ROOT / "alembic" / "sql").glob("*/schema/*_observe.sql")):
         rev = path.parts[-3]
         for version in (ROOT / "alembic" / "versions").glob(f"{rev}_*.py"):
             for line in version.read_text().splitlines():
                 if line.startswith("down_revision = "):
                     return line.split("=", 1)[1].strip().strip("'\"")
-    raise RuntimeError("no revision freezes schema/050_observe.sql")
+    raise RuntimeError("no revision freezes schema/*_observe.sql")
 
 
 def _timed(fn: Callable[[], Any]) -> float:

@@ -43,6 +43,8 @@ CONFIGURE = (
     " backoff_max => %s, keep_completed => %s, retention => %s) c"
 )
 STATS = "select * from q.stats(exact_up_to => %s)"
+# The exporter's and the dashboard's read: any revision's q.stats (its default bound from 0004 on).
+STATS_DEFAULT = "select * from q.stats()"
 THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
 EXPLAIN = "select * from q.explain(id => %s)"

@@ -76,7 +76,7 @@ def _rows(conn: Connection, query: str, params: tuple[Any, ...] = ()) -> list[Ro
 
 def queues(conn: Connection) -> list[Row]:
     """``q.stats()``: per queue paused, waiting, scheduled, running, dead, oldest_waiting (and *_exact if given)."""
-    return _rows(conn, sql.STATS)
+    return _rows(conn, sql.STATS_DEFAULT)
 
 
 def throughput(conn: Connection, since: timedelta = timedelta(hours=1)) -> dict[str, list[Row]]:
