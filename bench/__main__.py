@@ -38,6 +38,7 @@ MEASURES = [
     "seed000",
     "realwork",
     "diag",
+    "observe",
     "schedules",
 ]
 # Long or special runs, each behind its own make target; never part of `make bench`.

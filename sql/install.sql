@@ -11,6 +11,8 @@
 \ir schema/055_enqueue_receipts.sql
 \ir schema/060_schedules.sql
 \ir schema/065_flow.sql
+\ir schema/070_observe.sql
+\ir schema/071_job_page.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -52,6 +54,12 @@
 \ir internal/flow_claim_jobs.sql
 \ir internal/flow_claim.sql
 \ir internal/flow_configure.sql
+\ir internal/tally.sql
+\ir internal/roll_up_tally.sql
+\ir internal/estimate_rows.sql
+\ir internal/claim_holder.sql
+\ir internal/queue_named.sql
+\ir internal/check_max_rows.sql
 \ir triggers/notify_enqueued.sql
 \ir triggers/flow.sql
 \ir functions/session_key.sql
@@ -81,4 +89,13 @@
 \ir functions/schedules.sql
 \ir functions/flow_block_reason.sql
 \ir functions/limits.sql
+\ir functions/throughput.sql
+\ir functions/throughput_totals.sql
+\ir functions/explain.sql
+\ir functions/health.sql
+\ir functions/job_page.sql
+\ir functions/retry_dead.sql
+\ir functions/cancel_jobs.sql
+\ir functions/purge.sql
+\ir functions/delete_queue.sql
 \ir owner.sql

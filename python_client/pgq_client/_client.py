@@ -30,16 +30,22 @@ from . import _queries as sql
 from .payloads import dumps
 from .records import (
     BeatStatus,
+    BulkResult,
     CatchUp,
     FailStatus,
+    HealthCheck,
     Job,
     JobInfo,
+    JobPageRow,
     Limit,
     Outcome,
     QueueLimits,
     QueueSettings,
     QueueStats,
+    Reason,
     ScheduleInfo,
+    ThroughputBucket,
+    ThroughputTotal,
 )
 
 Connection = psycopg.Connection[Any]
@@ -296,10 +302,38 @@ def limits(conn: Connection, queue: str | None = None) -> list[QueueLimits]:
         return cur.fetchall()
 
 
-def stats(conn: Connection) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``)."""
+def stats(conn: Connection, *, exact_up_to: int = 1000) -> list[QueueStats]:
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        cur.execute(sql.STATS)
+        cur.execute(sql.STATS, (exact_up_to,))
+        return cur.fetchall()
+
+
+def throughput(conn: Connection, *, since: timedelta = timedelta(hours=1)) -> list[ThroughputBucket]:
+    """Completed, failed (will retry) and dead per queue and minute (``q.throughput``)."""
+    with conn.cursor(row_factory=class_row(ThroughputBucket)) as cur:
+        cur.execute(sql.THROUGHPUT, (since,))
+        return cur.fetchall()
+
+
+def throughput_totals(conn: Connection) -> list[ThroughputTotal]:
+    """Per-queue totals that never decrease (``q.throughput_totals``), for counters."""
+    with conn.cursor(row_factory=class_row(ThroughputTotal)) as cur:
+        cur.execute(sql.THROUGHPUT_TOTALS)
+        return cur.fetchall()
+
+
+def explain(conn: Connection, job_id: int) -> list[Reason]:
+    """Why a job is not running now, one :class:`Reason` per reason (``q.explain``)."""
+    with conn.cursor(row_factory=class_row(Reason)) as cur:
+        cur.execute(sql.EXPLAIN, (job_id,))
+        return cur.fetchall()
+
+
+def health(conn: Connection) -> list[HealthCheck]:
+    """What keeps the queue fast: vacuum, settings, bloat, the xmin horizon (``q.health``)."""
+    with conn.cursor(row_factory=class_row(HealthCheck)) as cur:
+        cur.execute(sql.HEALTH)
         return cur.fetchall()
 
 
@@ -365,6 +399,68 @@ def schedules(conn: Connection, name: str | None = None) -> list[ScheduleInfo]:
     with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
         cur.execute(sql.SCHEDULES, (name,))
         return cur.fetchall()
+
+
+def job_page(
+    conn: Connection,
+    queue: str | None,
+    state: str = "waiting",
+    *,
+    after: dict[str, Any] | None = None,
+    search: str | None = None,
+    page_size: int = 50,
+    max_scan: int = 10000,
+) -> list[JobPageRow]:
+    """One page of a job list in index order (``q.job_page``); fast at any depth (keyset paging).
+
+    Pass the last row's ``next_after`` as ``after`` for the next page. waiting and scheduled need a queue.
+    """
+    with conn.cursor(row_factory=class_row(JobPageRow)) as cur:
+        cur.execute(sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None, search,
+                                         page_size, max_scan))
+        return cur.fetchall()
+
+
+def retry_dead(
+    conn: Connection, queue: str, *, error_contains: str | None = None, max_rows: int = 1000
+) -> BulkResult:
+    """Retry up to max_rows dead jobs of a queue (``q.retry_dead``); skipped: a live job holds the dedup key."""
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_retry_dead)) as cur:
+        cur.execute(sql.RETRY_DEAD, (queue, error_contains, max_rows))
+        return _one(cur.fetchone())
+
+
+def cancel_jobs(
+    conn: Connection,
+    queue: str,
+    *,
+    state: str | None = None,
+    payload_contains: Any = None,
+    max_rows: int = 1000,
+) -> BulkResult:
+    """Cancel up to max_rows live jobs of a queue, by state and payload (jsonb @>) (``q.cancel_jobs``)."""
+    contains = Jsonb(payload_contains) if payload_contains is not None else None
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_cancel)) as cur:
+        cur.execute(sql.CANCEL_JOBS, (queue, state, contains, max_rows))
+        return _one(cur.fetchone())
+
+
+def purge(conn: Connection, queue: str, *, max_rows: int = 10000) -> BulkResult:
+    """Delete up to max_rows waiting and scheduled jobs of a queue, no history (``q.purge``)."""
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_purge)) as cur:
+        cur.execute(sql.PURGE, (queue, max_rows))
+        return _one(cur.fetchone())
+
+
+def delete_queue(conn: Connection, queue: str) -> int:
+    """Delete a queue with no live job, and its history (``q.delete_queue``); returns the history rows deleted."""
+    return int(_scalar(conn, sql.DELETE_QUEUE, (queue,)))
+
+
+def _one(row: BulkResult | None) -> BulkResult:
+    if row is None:  # the functions always return one row
+        raise RuntimeError("a bulk call returned no row")
+    return row
 
 
 def listen(

@@ -74,7 +74,21 @@ CONFIGURE_FLOW = (
     " ordered => %s, rate => %s, per => %s, unlimit => %s) c"
 )
 LIMITS = "select * from q.limits(queue => %s)"
-STATS = "select * from q.stats()"
+STATS = "select * from q.stats(exact_up_to => %s)"
+# The exporter's and the dashboard's read: any revision's q.stats (its default bound from 0004 on).
+STATS_DEFAULT = "select * from q.stats()"
+THROUGHPUT = "select * from q.throughput(since => %s)"
+THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(id => %s)"
+HEALTH = "select * from q.health()"
+JOB_PAGE = (
+    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
+    " max_scan => %s)"
+)
+RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
+CANCEL_JOBS = "select * from q.cancel_jobs(queue => %s, state => %s, payload_contains => %s, max_rows => %s)"
+PURGE = "select * from q.purge(queue => %s, max_rows => %s)"
+DELETE_QUEUE = "select history_deleted from q.delete_queue(queue => %s)"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 SCHEDULE = (
     "select * from q.schedule(name => %s, cron => %s, queue => %s, payload => %s, timezone => %s,"
@@ -98,28 +112,10 @@ FEATURES = (
 )
 # A bound on every monitoring statement (the exporter's and the dashboard's connections).
 STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
-THROUGHPUT = "select * from q.throughput(since => %s)"
-THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
-EXPLAIN = "select * from q.explain(%s)"
-HEALTH = "select * from q.health()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
-
-# -- monitoring, the statements pgq_client.observe sends to revision 0006's functions (it calls each
-# only where FEATURES says this role may: before 0006 the job list and a bulk retry go through
-# q.jobs and q.retry). Its own q.stats call takes the default bound, so it works on every revision.
-OBSERVE_STATS = "select * from q.stats()"
-OBSERVE_THROUGHPUT = "select * from q.throughput(since => %s)"
-OBSERVE_THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
-OBSERVE_EXPLAIN = "select * from q.explain(%s)"
-OBSERVE_HEALTH = "select * from q.health()"
-OBSERVE_JOB_PAGE = (
-    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
-    " max_scan => %s)"
-)
-OBSERVE_RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
 
 # -- SQLAlchemy (pgq_client.sqlalchemy): the same calls with :name parameters ------------------
 

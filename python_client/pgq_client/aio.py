@@ -28,16 +28,22 @@ from . import _queries as sql
 from .payloads import dumps
 from .records import (
     BeatStatus,
+    BulkResult,
     CatchUp,
     FailStatus,
+    HealthCheck,
     Job,
     JobInfo,
+    JobPageRow,
     Limit,
     Outcome,
     QueueLimits,
     QueueSettings,
     QueueStats,
+    Reason,
     ScheduleInfo,
+    ThroughputBucket,
+    ThroughputTotal,
 )
 
 AsyncConnection = psycopg.AsyncConnection[Any]
@@ -294,10 +300,38 @@ async def limits(conn: AsyncConnection, queue: str | None = None) -> list[QueueL
         return await cur.fetchall()
 
 
-async def stats(conn: AsyncConnection) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``)."""
+async def stats(conn: AsyncConnection, *, exact_up_to: int = 1000) -> list[QueueStats]:
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
     async with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        await cur.execute(sql.STATS)
+        await cur.execute(sql.STATS, (exact_up_to,))
+        return await cur.fetchall()
+
+
+async def throughput(conn: AsyncConnection, *, since: timedelta = timedelta(hours=1)) -> list[ThroughputBucket]:
+    """Completed, failed (will retry) and dead per queue and minute (``q.throughput``)."""
+    async with conn.cursor(row_factory=class_row(ThroughputBucket)) as cur:
+        await cur.execute(sql.THROUGHPUT, (since,))
+        return await cur.fetchall()
+
+
+async def throughput_totals(conn: AsyncConnection) -> list[ThroughputTotal]:
+    """Per-queue totals that never decrease (``q.throughput_totals``), for counters."""
+    async with conn.cursor(row_factory=class_row(ThroughputTotal)) as cur:
+        await cur.execute(sql.THROUGHPUT_TOTALS)
+        return await cur.fetchall()
+
+
+async def explain(conn: AsyncConnection, job_id: int) -> list[Reason]:
+    """Why a job is not running now, one :class:`Reason` per reason (``q.explain``)."""
+    async with conn.cursor(row_factory=class_row(Reason)) as cur:
+        await cur.execute(sql.EXPLAIN, (job_id,))
+        return await cur.fetchall()
+
+
+async def health(conn: AsyncConnection) -> list[HealthCheck]:
+    """What keeps the queue fast: vacuum, settings, bloat, the xmin horizon (``q.health``)."""
+    async with conn.cursor(row_factory=class_row(HealthCheck)) as cur:
+        await cur.execute(sql.HEALTH)
         return await cur.fetchall()
 
 
@@ -363,6 +397,68 @@ async def schedules(conn: AsyncConnection, name: str | None = None) -> list[Sche
     async with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
         await cur.execute(sql.SCHEDULES, (name,))
         return await cur.fetchall()
+
+
+async def job_page(
+    conn: AsyncConnection,
+    queue: str | None,
+    state: str = "waiting",
+    *,
+    after: dict[str, Any] | None = None,
+    search: str | None = None,
+    page_size: int = 50,
+    max_scan: int = 10000,
+) -> list[JobPageRow]:
+    """One page of a job list in index order (``q.job_page``); fast at any depth (keyset paging).
+
+    Pass the last row's ``next_after`` as ``after`` for the next page. waiting and scheduled need a queue.
+    """
+    async with conn.cursor(row_factory=class_row(JobPageRow)) as cur:
+        await cur.execute(sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None, search,
+                                         page_size, max_scan))
+        return await cur.fetchall()
+
+
+async def retry_dead(
+    conn: AsyncConnection, queue: str, *, error_contains: str | None = None, max_rows: int = 1000
+) -> BulkResult:
+    """Retry up to max_rows dead jobs of a queue (``q.retry_dead``); skipped: a live job holds the dedup key."""
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_retry_dead)) as cur:
+        await cur.execute(sql.RETRY_DEAD, (queue, error_contains, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def cancel_jobs(
+    conn: AsyncConnection,
+    queue: str,
+    *,
+    state: str | None = None,
+    payload_contains: Any = None,
+    max_rows: int = 1000,
+) -> BulkResult:
+    """Cancel up to max_rows live jobs of a queue, by state and payload (jsonb @>) (``q.cancel_jobs``)."""
+    contains = Jsonb(payload_contains) if payload_contains is not None else None
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_cancel)) as cur:
+        await cur.execute(sql.CANCEL_JOBS, (queue, state, contains, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def purge(conn: AsyncConnection, queue: str, *, max_rows: int = 10000) -> BulkResult:
+    """Delete up to max_rows waiting and scheduled jobs of a queue, no history (``q.purge``)."""
+    async with conn.cursor(row_factory=kwargs_row(BulkResult.of_purge)) as cur:
+        await cur.execute(sql.PURGE, (queue, max_rows))
+        return _one(await cur.fetchone())
+
+
+async def delete_queue(conn: AsyncConnection, queue: str) -> int:
+    """Delete a queue with no live job, and its history (``q.delete_queue``); returns the history rows deleted."""
+    return int(await _scalar(conn, sql.DELETE_QUEUE, (queue,)))
+
+
+def _one(row: BulkResult | None) -> BulkResult:
+    if row is None:  # the functions always return one row
+        raise RuntimeError("a bulk call returned no row")
+    return row
 
 
 async def listen(

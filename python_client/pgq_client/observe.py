@@ -81,20 +81,20 @@ def _rows(conn: Connection, query: str, params: tuple[Any, ...] = ()) -> list[Ro
 
 def queues(conn: Connection) -> list[Row]:
     """``q.stats()``: per queue paused, waiting, scheduled, running, dead, oldest_waiting (and *_exact if given)."""
-    return _rows(conn, sql.OBSERVE_STATS)
+    return _rows(conn, sql.STATS_DEFAULT)
 
 
 def throughput(conn: Connection, since: timedelta = timedelta(hours=1)) -> dict[str, list[Row]]:
     """Per queue, per minute with any outcome: completed, failed, dead (``q.throughput``; check ``features``)."""
     out: dict[str, list[Row]] = {}
-    for row in _rows(conn, sql.OBSERVE_THROUGHPUT, (since,)):
+    for row in _rows(conn, sql.THROUGHPUT, (since,)):
         out.setdefault(row["queue"], []).append(row)
     return out
 
 
 def throughput_totals(conn: Connection) -> list[Row]:
     """Per queue, monotonic totals completed, failed, dead (``q.throughput_totals``; check ``features``)."""
-    return _rows(conn, sql.OBSERVE_THROUGHPUT_TOTALS)
+    return _rows(conn, sql.THROUGHPUT_TOTALS)
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def job_page(conn: Connection, feats: Features, *, queue: str | None, state: str
     if not 1 <= limit <= 500:
         raise ValueError(f"limit must be between 1 and 500, got {limit}")
     if feats.may("job_page"):
-        rows = _rows(conn, sql.OBSERVE_JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None,
+        rows = _rows(conn, sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None,
                                                  text or None, limit, SEARCH_BUDGET))
         searched_out = bool(rows) and rows[-1]["id"] is None
         jobs = [r for r in rows if r["id"] is not None]
@@ -168,12 +168,12 @@ def job(conn: Connection, job_id: int) -> Row | None:
 
 def explain(conn: Connection, job_id: int) -> list[Row]:
     """Why the job is not running now, one row per reason (``q.explain``; check ``features``)."""
-    return _rows(conn, sql.OBSERVE_EXPLAIN, (job_id,))
+    return _rows(conn, sql.EXPLAIN, (job_id,))
 
 
 def health(conn: Connection) -> list[Row]:
     """What keeps a queue fast: vacuum, bloat, the xmin horizon (``q.health``; check ``features``)."""
-    return _rows(conn, sql.OBSERVE_HEALTH)
+    return _rows(conn, sql.HEALTH)
 
 
 def schedules(conn: Connection) -> list[Row]:
@@ -224,7 +224,7 @@ def retry_dead(conn: Connection, feats: Features, queue: str, *, error_contains:
     """
     if feats.may("retry_dead"):
         with conn.cursor(row_factory=dict_row) as cur:
-            cur.execute(sql.OBSERVE_RETRY_DEAD, (queue, error_contains, limit))
+            cur.execute(sql.RETRY_DEAD, (queue, error_contains, limit))
             row = cur.fetchone()
         assert row is not None  # the function returns one row
         return Bulk(int(row["retried"]), int(row["skipped"]), bool(row["more"]))

@@ -48,4 +48,4 @@ comment on function q.limits(text) is
   'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs holding a concurrency slot, keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed.';
 
 revoke all on function q.limits(text) from public;
-grant execute on function q.limits(text) to pgq_admin;
+grant execute on function q.limits(text) to pgq_viewer;

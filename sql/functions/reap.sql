@@ -91,6 +91,7 @@ begin
   -- Schedules: one job per due slot, exactly once (see q.fire_schedules).
   perform q.fire_schedules(max_jobs);
 
+  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
 end

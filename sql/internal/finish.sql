@@ -19,6 +19,7 @@ begin
      -- who asked with any token, so a worker could enumerate cancelled ids).
      case when finish.state = 'cancelled' then finish.job.token end,
      finish.job.concurrency_key);
+  if finish.state = 'dead' then insert into q.tally (queue_id, outcome, n) values (finish.job.queue_id, 'd', 1); end if;  -- pgq:observe (issue 13)
 end
 $$;
 

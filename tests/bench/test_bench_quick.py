@@ -25,6 +25,7 @@ SECTIONS = [
     "## 8. History does not slow claims",
     "## 9. Seed 000's sweep",
     "## 10. Real work",
+    "## 12. Observability: stats at scale, the tally's cost",
     "## 13. Schedules",
 ]
 STANDALONE = {
