@@ -77,6 +77,7 @@ def upgrade() -> None:
     run_frozen("0005", "functions/configure.sql")
     run_frozen("0005", "functions/flow_block_reason.sql")
     run_frozen("0005", "functions/limits.sql")
+    run_frozen("0005", "functions/jobs.sql")  # a held job is waiting, not running
     run_frozen("0003", "owner.sql")  # last: pgq_owner owns it all (tables, triggers' functions, new functions)
 
 
@@ -119,4 +120,5 @@ def downgrade() -> None:
     run_frozen("0004", "functions/reap.sql")  # schedules' reap
     run_frozen("0003", "functions/retry.sql")
     run_frozen("0001", "functions/configure.sql")
+    run_frozen("0001", "functions/jobs.sql")
     run_frozen("0003", "owner.sql")

@@ -1,7 +1,7 @@
 -- q.limits(): every limited queue with its limits and how full they are now;
 -- a queue without limits is not listed.
 begin;
-select plan(9);
+select plan(10);
 
 select q.configure('lim', concurrency => 2, key_concurrency => 1) \g /dev/null
 select q.configure('lim_rate', rate => 2, per => '1 hour') \g /dev/null
@@ -23,6 +23,7 @@ select ok((select next_start_at between now() + interval '59 minutes' and clock_
              from q.limits('lim_rate')),
   'a full window says when the next start is allowed (an hour after the first start)');
 select is((select next_start_at from q.limits('lim')), null, 'no rate, no next start');
+select is((select count(*)::integer from q.jobs('lim', 'waiting')), 3, 'q.jobs lists held jobs as waiting (not running)');
 
 set local role pgq_worker;
 select throws_ok($$ select * from q.limits() $$, '42501', null, 'a worker may not read the limits (admin only)');

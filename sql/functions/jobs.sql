@@ -27,7 +27,7 @@ begin
     select a.*
       from (
         select j.id, qq.name,
-               case j.state when 'w' then 'waiting' when 's' then 'scheduled' else 'running' end,
+               case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' else 'running' end,
                j.attempt::integer, coalesce(j.crashes, 0)::integer, j.priority::integer, j.run_at,
                j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors
           from q.job j
