@@ -10,6 +10,8 @@ function, grep this module's name.
 
 from __future__ import annotations
 
+import re
+
 # -- the thin client: one statement per function ---------------------------------------------
 
 ENQUEUE = (
@@ -117,21 +119,25 @@ STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
 
-# -- SQLAlchemy (pgq_client.sqlalchemy): the same calls with :name parameters ------------------
+# -- SQLAlchemy (pgq_client.sqlalchemy): the same statements with :name parameters ----------------
 
-SA_ENQUEUE = (
-    "select q.enqueue(queue => :queue, payload => cast(:payload as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts, dedup_key => :dedup_key)"
-)
-SA_ENQUEUE_MANY = (
-    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts) as id"
-)
-SA_ENQUEUE_MANY_KEYED = (
-    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts, dedup_keys => cast(:dedup_keys as text[]),"
-    " idempotency_key => :idempotency_key) as id"
-)
+
+def _named(statement: str) -> str:
+    """``name => %s`` as ``name => :name`` (SQLAlchemy's text()); JSON and array values get a cast."""
+    casts = {"payload": "jsonb", "payloads": "jsonb"}
+
+    def one(match: re.Match[str]) -> str:
+        name, cast = match.group(1), match.group(2) or casts.get(match.group(1))
+        return f"{name} => cast(:{name} as {cast})" if cast else f"{name} => :{name}"
+
+    return re.sub(r"(\w+) => %s(?:::([\w\[\]]+))?", one, statement)
+
+
+SA_ENQUEUE = _named(ENQUEUE)
+SA_ENQUEUE_FLOW = _named(ENQUEUE_FLOW)
+SA_ENQUEUE_MANY = _named(ENQUEUE_MANY)
+SA_ENQUEUE_MANY_KEYED = _named(ENQUEUE_MANY_KEYED)
+SA_ENQUEUE_MANY_FLOW = _named(ENQUEUE_MANY_FLOW)
 
 # -- the worker's round trip: the calls above as UNION ALL branches of one statement ------------
 #
