@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate dist test pgtap pytest demo bench bench-quick bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
+.PHONY: help deps db stop migrate dist test pgtap pytest demo bench bench-quick bench-flow bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,9 +56,14 @@ demo: db migrate ## Enqueue a few thousand jobs and drain them with several work
 BENCH := .venv-bench/bin/python -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)") \
 	$(foreach r,$(PGQ_REVISIONS),--pgq-revision $(r))
 
-bench: db ## Benchmarks (about 20 minutes); writes BENCHMARKS.md and bench/charts/
+bench: db ## Benchmarks (about 35 minutes); writes BENCHMARKS.md and bench/charts/
 	@bench/install-deps
 	$(BENCH)
+	$(BENCH) --only flow
+
+bench-flow: db ## Flow control: limited vs unlimited claims, a rate held 60 s (about 12 minutes); its block of BENCHMARKS.md
+	@bench/install-deps
+	$(BENCH) --only flow
 
 bench-quick: db ## Benchmarks, short version (about 2 minutes); writes bench/results/quick/
 	@bench/install-deps

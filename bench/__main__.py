@@ -38,6 +38,7 @@ MEASURES = [
     "seed000",
     "realwork",
     "diag",
+    "observe",
     "schedules",
 ]
 # Long or special runs, each behind its own make target; never part of `make bench`.
@@ -45,6 +46,7 @@ STANDALONE = [
     "scale",
     "sustained_long",
     "claim_profile",
+    "flow",  # `make bench` runs it after the others, as its own block (`make bench-flow` alone)
 ]
 
 

@@ -52,6 +52,16 @@ class Profile:
     sustained_long_minutes: float = 30.0  # per server configuration; --minutes overrides
     sustained_long_interval_s: float = 30.0
     sustained_long_capacity_s: float = 20.0
+    # observability (bench/measures/observe.py): q.stats at this many waiting jobs over these queues,
+    # and the hot path with and without the throughput tally
+    observe_jobs: int = 10_000_000
+    observe_queues: int = 100
+    observe_stats_calls: int = 7
+    observe_backlog: int = 200_000
+    observe_seconds: int = 2
+    observe_reps: int = 9
+    observe_loop_rounds: int = 15
+    observe_loop_cycles: int = 1000
 
 
 FULL = Profile(
@@ -121,6 +131,14 @@ QUICK = Profile(
     schedules_claim_waiting=5_000,
     schedules_claim_seconds=1,
     schedules_many=1_000,
+    observe_jobs=30_000,
+    observe_queues=10,
+    observe_stats_calls=3,
+    observe_backlog=20_000,
+    observe_seconds=1,
+    observe_reps=1,
+    observe_loop_rounds=2,
+    observe_loop_cycles=100,
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,

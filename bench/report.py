@@ -67,7 +67,7 @@ def write_blocks(path: Path, sections: list[Section], env: dict[str, Any], chart
     header = (f"*Run by `make bench-{{target}}` ({profile} profile) on {env['date']}; {env.get('PostgreSQL', '')}; "
               f"{env.get('machine', '')}; 1-min load during the run: "
               f"{env.get('1-min load average during the run (every 5 s)', 'n/a')}.*")
-    targets = {"scale": "scale", "sustained_long": "sustained", "claim_profile": "profile"}
+    targets = {"scale": "scale", "sustained_long": "sustained", "claim_profile": "profile", "flow": "flow"}
     for s in sections:
         body = _section(dataclasses.replace(s, targets=[]), charts_rel)
         body.insert(2, header.format(target=targets.get(s.key, s.key)))

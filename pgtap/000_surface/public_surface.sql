@@ -3,23 +3,29 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(114);
+select plan(153);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
+  'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
+  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
+  'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
+  'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
+  'flow_want', 'flow_wake',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev', 'next_slot', 'prev_slot',
-  'fire_slot', 'fire_schedules'
+  'fire_slot', 'fire_schedules',
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -31,35 +37,54 @@ select results_eq(
     ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
     ('q.cancel(bigint)'),
+    ('q.cancel_jobs(text,text,jsonb,integer)'),
     ('q.check_claim(bigint,uuid)'),
     ('q.check_claims(bigint[],uuid[],text[])'),
+    ('q.check_concurrency_key(text)'),
     ('q.check_job_options(jsonb,integer,integer)'),
+    ('q.check_max_rows(integer,integer)'),
     ('q.check_queue_name(text)'),
     ('q.claim(text,integer,interval,integer)'),
+    ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval)'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[])'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
     ('q.cron_parse(text)'),
     ('q.cron_prev(q.cron_spec,text,timestamp with time zone)'),
     ('q.cron_value(text,text,text,text,integer,integer,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
-    ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text)'),
-    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text)'),
+    ('q.delete_queue(text)'),
+    ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
+    ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text,text,text[])'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
+    ('q.estimate_rows(text)'),
+    ('q.explain(bigint)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
     ('q.fail_many(bigint[],uuid[],text[],interval)'),
     ('q.finish(q.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
     ('q.fire_slot(q.schedule,timestamp with time zone)'),
+    ('q.flow_block_reason(bigint)'),
+    ('q.flow_claim(q.queue,integer,interval,integer)'),
+    ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
+    ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[])'),
+    ('q.flow_pass_key_slot(integer,text,smallint)'),
+    ('q.flow_sweep(integer,integer)'),
+    ('q.flow_take_key_slot(integer,text,integer,bigint)'),
+    ('q.flow_wake(integer)'),
+    ('q.flow_want(integer)'),
     ('q.forget_ended_sessions(integer)'),
     ('q.gone_owners(integer)'),
+    ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.job_page(text,text,jsonb,text,integer,integer)'),
     ('q.jobs(text,text,bigint,integer)'),
+    ('q.limits(text)'),
     ('q.lock_space()'),
     ('q.lost_reason(boolean)'),
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
@@ -71,20 +96,30 @@ select results_eq(
     ('q.prev_slot(q.cron_spec,interval,text,timestamp with time zone)'),
     ('q.promote_all_due(integer)'),
     ('q.promote_due(integer,integer)'),
+    ('q.purge(text,integer)'),
     ('q.purge_history(integer,timestamp with time zone)'),
     ('q.purge_receipts(integer,timestamp with time zone)'),
+    ('q.queue_named(text)'),
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
     ('q.resume(text)'),
     ('q.resume_schedule(text)'),
     ('q.retry(bigint)'),
+    ('q.retry_dead(text,text,integer)'),
+    ('q.roll_up_tally(integer)'),
     ('q.schedule(text,text,text,jsonb,text,integer,integer,text,interval)'),
     ('q.schedule_now()'),
     ('q.schedules(text)'),
     ('q.session_key()'),
-    ('q.stats()'),
+    ('q.stats(integer)'),
+    ('q.tally(integer[],"char")'),
+    ('q.tg_job__flow_admit()'),
+    ('q.tg_job__flow_finish()'),
+    ('q.tg_job__flow_stop()'),
     ('q.tg_job__notify_enqueued()'),
+    ('q.throughput(interval)'),
+    ('q.throughput_totals()'),
     ('q.unschedule(text)') $$,
   'every function in q has exactly one, pinned signature');
 
@@ -96,36 +131,47 @@ select results_eq(
       order by 1 $$,
   $$ values
     ('cancel', 'id bigint', 'boolean'),
+    ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval', 'q.queue'),
-    ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text', 'bigint'),
-    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text', 'SETOF bigint'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[]', 'q.queue'),
+    ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
+    ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
+    ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
+    ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
+    ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
+    ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone)'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
+    ('purge', 'queue text, max_rows integer DEFAULT 10000', 'TABLE(purged integer, more boolean)'),
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
     ('release', 'id bigint, token uuid', 'boolean'),
     ('release_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('resume', 'queue text', 'void'),
     ('resume_schedule', 'name text', 'boolean'),
     ('retry', 'id bigint', 'bigint'),
+    ('retry_dead', 'queue text, error_contains text DEFAULT NULL::text, max_rows integer DEFAULT 1000', 'TABLE(retried integer, skipped integer, more boolean)'),
     ('schedule', 'name text, cron text DEFAULT NULL::text, queue text DEFAULT NULL::text, payload jsonb DEFAULT ''{}''::jsonb, timezone text DEFAULT ''UTC''::text, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, catch_up text DEFAULT ''latest''::text, every interval DEFAULT NULL::interval', 'q.schedule_info'),
     ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
     ('session_key', '', 'integer'),
-    ('stats', '', 'SETOF q.queue_stats'),
+    ('stats', 'exact_up_to integer DEFAULT 1000', 'SETOF q.queue_stats'),
+    ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
+    ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)'),
     ('unschedule', 'name text', 'boolean') $$,
   'the public functions have the documented argument names, defaults and results');
 
 -- has_function with argument types, for each public function.
 select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
-select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text) exists');
-select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text) exists');
+select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text, text) exists');
+select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
 select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
 select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
@@ -140,9 +186,20 @@ select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
-select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval) exists');
-select has_function('q', 'stats', '{}'::name[], 'q.stats() exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[]) exists');
+select has_function('q', 'stats', array['integer'], 'q.stats(int) exists');
+select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
+select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
+select has_function('q', 'explain', array['bigint'], 'q.explain(bigint) exists');
+select has_function('q', 'health', '{}'::name[], 'q.health() exists');
+select has_function('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'q.job_page(text, text, jsonb, text, int, int) exists');
+select has_function('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retry_dead(text, text, int) exists');
+select has_function('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs(text, text, jsonb, int) exists');
+select has_function('q', 'purge', array['text', 'integer'], 'q.purge(text, int) exists');
+select has_function('q', 'delete_queue', array['text'], 'q.delete_queue(text) exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
+select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
+select has_function('q', 'limits', array['text'], 'q.limits(text) exists');
 select has_function('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule(text, text, text, jsonb, text, int, int, text, interval) exists');
 select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists');
 select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
@@ -151,8 +208,8 @@ select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists')
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
-select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'bigint', 'q.enqueue returns bigint');
-select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'setof bigint', 'q.enqueue_many returns setof bigint');
+select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'bigint', 'q.enqueue returns bigint');
+select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
 select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
 select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
@@ -167,19 +224,27 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.queue', 'q.configure returns q.queue');
-select function_returns('q', 'stats', '{}'::name[], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.queue', 'q.configure returns q.queue');
+select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
+select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
+select function_returns('q', 'explain', array['bigint'], 'setof record', 'q.explain returns a table');
+select function_returns('q', 'health', '{}'::name[], 'setof record', 'q.health returns a table');
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
+select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record', 'q.flow_block_reason returns a table');
+select function_returns('q', 'limits', array['text'], 'setof record', 'q.limits returns a table');
 select function_returns('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule_info', 'q.schedule returns q.schedule_info');
 select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedule returns boolean');
 select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
 select function_returns('q', 'resume_schedule', array['text'], 'boolean', 'q.resume_schedule returns boolean');
 select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info', 'q.schedules returns setof q.schedule_info');
 
--- Volatility: everything writes except stats and jobs, which only read.
+-- Volatility: everything writes except the reads (jobs, throughput, explain,
+-- health, schedules, limits). q.stats writes nothing either, but its
+-- estimates run EXPLAIN, which PostgreSQL allows only in a volatile function.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
-select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'volatile', 'q.enqueue is volatile');
-select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'volatile', 'q.enqueue_many is volatile');
+select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'volatile', 'q.enqueue is volatile');
+select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
 select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
 select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
@@ -194,9 +259,20 @@ select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is vo
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
-select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'volatile', 'q.configure is volatile');
-select volatility_is('q', 'stats', '{}'::name[], 'stable', 'q.stats is stable');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'stats', array['integer'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
+select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
+select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
+select volatility_is('q', 'explain', array['bigint'], 'stable', 'q.explain is stable');
+select volatility_is('q', 'health', '{}'::name[], 'stable', 'q.health is stable');
+select volatility_is('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'stable', 'q.job_page is stable');
+select volatility_is('q', 'retry_dead', array['text', 'text', 'integer'], 'volatile', 'q.retry_dead is volatile');
+select volatility_is('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'volatile', 'q.cancel_jobs is volatile');
+select volatility_is('q', 'purge', array['text', 'integer'], 'volatile', 'q.purge is volatile');
+select volatility_is('q', 'delete_queue', array['text'], 'volatile', 'q.delete_queue is volatile');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
+select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
+select volatility_is('q', 'limits', array['text'], 'stable', 'q.limits is stable');
 select volatility_is('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'volatile', 'q.schedule is volatile');
 select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule is volatile');
 select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
@@ -205,8 +281,8 @@ select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is 
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
-select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text'], 'q.enqueue is SECURITY DEFINER');
-select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text'], 'q.enqueue_many is SECURITY DEFINER');
+select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue is SECURITY DEFINER');
+select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
 select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
 select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
@@ -221,9 +297,20 @@ select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER'
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
-select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval'], 'q.configure is SECURITY DEFINER');
-select is_definer('q', 'stats', '{}'::name[], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'stats', array['integer'], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
+select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
+select is_definer('q', 'explain', array['bigint'], 'q.explain is SECURITY DEFINER');
+select is_definer('q', 'health', '{}'::name[], 'q.health is SECURITY DEFINER');
+select is_definer('q', 'job_page', array['text', 'text', 'jsonb', 'text', 'integer', 'integer'], 'q.job_page is SECURITY DEFINER');
+select is_definer('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retry_dead is SECURITY DEFINER');
+select is_definer('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs is SECURITY DEFINER');
+select is_definer('q', 'purge', array['text', 'integer'], 'q.purge is SECURITY DEFINER');
+select is_definer('q', 'delete_queue', array['text'], 'q.delete_queue is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
+select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
+select is_definer('q', 'limits', array['text'], 'q.limits is SECURITY DEFINER');
 select is_definer('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule is SECURITY DEFINER');
 select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DEFINER');
 select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');
@@ -241,8 +328,13 @@ select is(
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error',
                              'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
+                             'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
+                             'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
+                             'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake',
                              'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev',
-                             'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules')
+                             'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules',
+                             'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named',
+                             'check_max_rows')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');
@@ -276,15 +368,16 @@ select is(
 
 -- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
-  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire']
+  array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
+        'queue_slot', 'key_slot', 'rate_slot', 'tally', 'throughput', 'throughput_total']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, tally, throughput, throughput_total (and alembic_version under Alembic)');
 
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');
 
-select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info'],
-  'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec and schedule_info');
+select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info', 'job_page_row'],
+  'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec, schedule_info and job_page_row');
 
 select results_eq(
   $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
@@ -302,7 +395,8 @@ select results_eq(
       where a.attrelid = 'q.queue_stats'::regclass and a.attnum > 0 and not a.attisdropped
       order by a.attnum $$,
   $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
-            ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval') $$,
+            ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval'),
+            ('waiting_exact', 'boolean'), ('scheduled_exact', 'boolean'), ('dead_exact', 'boolean') $$,
   'q.queue_stats has the documented columns, in order');
 
 select results_eq(

@@ -12,7 +12,7 @@ select ok(not pg_has_role('pgq_worker', 'pgq_admin', 'member')
   'membership only flows from admin down: producer and worker are not members of anything pgq');
 
 set local role pgq_admin;
-select q.configure('priv', lease => '1 minute') is not null as configured \gset
+select (q.configure('priv', lease => '1 minute')).name is not null as configured \gset
 select q.enqueue('priv', '{"n": 1}') as job_id \gset
 select id as claimed_id, token as claimed_token from q.claim('priv', 1) \gset
 select q.cancel(:claimed_id) as cancelled \gset

@@ -2,16 +2,17 @@
 -- through the SECURITY DEFINER functions. Roles get USAGE on the schema
 -- (to call them) and nothing else.
 begin;
-select plan(55);
+select plan(98);
 
 select table_privs_are('q', t, r, '{}'::name[], format('%s has no privilege on table q.%s', r, t))
-  from unnest(array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire']::name[]) t,
-       unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'public']::name[]) r
+  from unnest(array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
+                    'queue_slot', 'key_slot', 'rate_slot', 'tally', 'throughput', 'throughput_total']::name[]) t,
+       unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'pgq_viewer', 'public']::name[]) r
  order by t, r;
 
 select sequence_privs_are('q', s, r, '{}'::name[], format('%s has no privilege on sequence q.%s', r, s))
   from unnest(array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq']::name[]) s,
-       unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'public']::name[]) r
+       unnest(array['pgq_producer', 'pgq_worker', 'pgq_admin', 'pgq_viewer', 'public']::name[]) r
  order by s, r;
 
 -- Catalog-wide, so a relation added later (or alembic_version) is covered too.
@@ -35,6 +36,7 @@ select is(
 select schema_privs_are('q', 'pgq_producer', array['USAGE'], 'pgq_producer may use schema q (to call functions)');
 select schema_privs_are('q', 'pgq_worker', array['USAGE'], 'pgq_worker may use schema q (to call functions)');
 select schema_privs_are('q', 'pgq_admin', array['USAGE'], 'pgq_admin may use schema q (to call functions)');
+select schema_privs_are('q', 'pgq_viewer', array['USAGE'], 'pgq_viewer may use schema q (to call functions)');
 select schema_privs_are('q', 'public', '{}'::name[], 'PUBLIC may not even use schema q');
 
 select is(

@@ -30,14 +30,22 @@ from . import _queries as sql
 from .payloads import dumps
 from .records import (
     BeatStatus,
+    BulkResult,
     CatchUp,
     FailStatus,
+    HealthCheck,
     Job,
     JobInfo,
+    JobPageRow,
+    Limit,
     Outcome,
+    QueueLimits,
     QueueSettings,
     QueueStats,
+    Reason,
     ScheduleInfo,
+    ThroughputBucket,
+    ThroughputTotal,
 )
 
 Connection = psycopg.Connection[Any]
@@ -64,13 +72,17 @@ def enqueue(
     priority: int = 0,
     max_attempts: int | None = None,
     dedup_key: str | None = None,
+    concurrency_key: str | None = None,
 ) -> int:
     """Add a job (``q.enqueue``) and return its id, or the id of the waiting job with the same dedup_key.
 
     The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
+    ``concurrency_key`` puts the job under its queue's ``key_concurrency`` / ``ordered`` limit.
     """
-    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
-    return int(_scalar(conn, sql.ENQUEUE, params))
+    params: tuple[Any, ...] = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
+    if concurrency_key is None:
+        return int(_scalar(conn, sql.ENQUEUE, params))
+    return int(_scalar(conn, sql.ENQUEUE_FLOW, params + (concurrency_key,)))
 
 
 def enqueue_many(
@@ -83,6 +95,8 @@ def enqueue_many(
     max_attempts: int | None = None,
     dedup_keys: Sequence[str | None] | None = None,
     idempotency_key: str | None = None,
+    concurrency_key: str | None = None,
+    concurrency_keys: Sequence[str | None] | None = None,
 ) -> list[int]:
     """Add one job per payload in one statement (``q.enqueue_many``); ids in payload order.
 
@@ -91,11 +105,15 @@ def enqueue_many(
     idempotency_key: names the whole call. Calling again with the same key
     (within 24 hours) returns the first call's ids and adds nothing, so a
     producer whose commit reply was lost can retry the batch safely.
+    concurrency_key gives every job that key; concurrency_keys one key (or None) per payload.
     """
     params: tuple[Any, ...] = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
+    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
+    if concurrency_key is not None or concurrency_keys is not None:
+        flow = keyed + (concurrency_key, None if concurrency_keys is None else list(concurrency_keys))
+        return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY_FLOW, flow)]
     if dedup_keys is None and idempotency_key is None:
         return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
-    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
     return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY_KEYED, keyed)]
 
 
@@ -249,24 +267,73 @@ def configure(
     backoff_max: timedelta | None = None,
     keep_completed: bool | None = None,
     retention: timedelta | None = None,
+    concurrency: int | None = None,
+    key_concurrency: int | None = None,
+    ordered: bool | None = None,
+    rate: int | None = None,
+    per: timedelta | None = None,
+    unlimit: Sequence[Limit | str] | None = None,
 ) -> QueueSettings:
     """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
 
-    Creates the queue with the defaults first if it has never been used. Bad values raise
-    ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    Creates the queue with the defaults first if it has never been used. ``concurrency``,
+    ``key_concurrency``, ``ordered``, ``rate``/``per`` and ``unlimit`` (names of limits to remove)
+    are flow control (revision 0005); a call without them runs on older databases too. Bad values
+    raise ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
     """
-    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
+    params: tuple[Any, ...] = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max,
+                               keep_completed, retention)
+    removed = [str(u) for u in unlimit] if unlimit is not None else None
+    flow = (concurrency, key_concurrency, ordered, rate, per, removed)
+    statement = sql.CONFIGURE
+    if any(v is not None for v in flow):
+        params, statement = params + flow, sql.CONFIGURE_FLOW
     with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
-        cur.execute(sql.CONFIGURE, params)
+        cur.execute(statement, params)
         row = cur.fetchone()
     assert row is not None  # q.configure returns the queue's row
     return row
 
 
-def stats(conn: Connection) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``)."""
+def limits(conn: Connection, queue: str | None = None) -> list[QueueLimits]:
+    """Every limited queue's limits and how full they are now (``q.limits``, admin; revision 0005)."""
+    with conn.cursor(row_factory=class_row(QueueLimits)) as cur:
+        cur.execute(sql.LIMITS, (queue,))
+        return cur.fetchall()
+
+
+def stats(conn: Connection, *, exact_up_to: int = 1000) -> list[QueueStats]:
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
-        cur.execute(sql.STATS)
+        cur.execute(sql.STATS, (exact_up_to,))
+        return cur.fetchall()
+
+
+def throughput(conn: Connection, *, since: timedelta = timedelta(hours=1)) -> list[ThroughputBucket]:
+    """Completed, failed (will retry) and dead per queue and minute (``q.throughput``)."""
+    with conn.cursor(row_factory=class_row(ThroughputBucket)) as cur:
+        cur.execute(sql.THROUGHPUT, (since,))
+        return cur.fetchall()
+
+
+def throughput_totals(conn: Connection) -> list[ThroughputTotal]:
+    """Per-queue totals that never decrease (``q.throughput_totals``), for counters."""
+    with conn.cursor(row_factory=class_row(ThroughputTotal)) as cur:
+        cur.execute(sql.THROUGHPUT_TOTALS)
+        return cur.fetchall()
+
+
+def explain(conn: Connection, job_id: int) -> list[Reason]:
+    """Why a job is not running now, one :class:`Reason` per reason (``q.explain``)."""
+    with conn.cursor(row_factory=class_row(Reason)) as cur:
+        cur.execute(sql.EXPLAIN, (job_id,))
+        return cur.fetchall()
+
+
+def health(conn: Connection) -> list[HealthCheck]:
+    """What keeps the queue fast: vacuum, settings, bloat, the xmin horizon (``q.health``)."""
+    with conn.cursor(row_factory=class_row(HealthCheck)) as cur:
+        cur.execute(sql.HEALTH)
         return cur.fetchall()
 
 
@@ -332,6 +399,68 @@ def schedules(conn: Connection, name: str | None = None) -> list[ScheduleInfo]:
     with conn.cursor(row_factory=class_row(ScheduleInfo)) as cur:
         cur.execute(sql.SCHEDULES, (name,))
         return cur.fetchall()
+
+
+def job_page(
+    conn: Connection,
+    queue: str | None,
+    state: str = "waiting",
+    *,
+    after: dict[str, Any] | None = None,
+    search: str | None = None,
+    page_size: int = 50,
+    max_scan: int = 10000,
+) -> list[JobPageRow]:
+    """One page of a job list in index order (``q.job_page``); fast at any depth (keyset paging).
+
+    Pass the last row's ``next_after`` as ``after`` for the next page. waiting and scheduled need a queue.
+    """
+    with conn.cursor(row_factory=class_row(JobPageRow)) as cur:
+        cur.execute(sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None, search,
+                                         page_size, max_scan))
+        return cur.fetchall()
+
+
+def retry_dead(
+    conn: Connection, queue: str, *, error_contains: str | None = None, max_rows: int = 1000
+) -> BulkResult:
+    """Retry up to max_rows dead jobs of a queue (``q.retry_dead``); skipped: a live job holds the dedup key."""
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_retry_dead)) as cur:
+        cur.execute(sql.RETRY_DEAD, (queue, error_contains, max_rows))
+        return _one(cur.fetchone())
+
+
+def cancel_jobs(
+    conn: Connection,
+    queue: str,
+    *,
+    state: str | None = None,
+    payload_contains: Any = None,
+    max_rows: int = 1000,
+) -> BulkResult:
+    """Cancel up to max_rows live jobs of a queue, by state and payload (jsonb @>) (``q.cancel_jobs``)."""
+    contains = Jsonb(payload_contains) if payload_contains is not None else None
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_cancel)) as cur:
+        cur.execute(sql.CANCEL_JOBS, (queue, state, contains, max_rows))
+        return _one(cur.fetchone())
+
+
+def purge(conn: Connection, queue: str, *, max_rows: int = 10000) -> BulkResult:
+    """Delete up to max_rows waiting and scheduled jobs of a queue, no history (``q.purge``)."""
+    with conn.cursor(row_factory=kwargs_row(BulkResult.of_purge)) as cur:
+        cur.execute(sql.PURGE, (queue, max_rows))
+        return _one(cur.fetchone())
+
+
+def delete_queue(conn: Connection, queue: str) -> int:
+    """Delete a queue with no live job, and its history (``q.delete_queue``); returns the history rows deleted."""
+    return int(_scalar(conn, sql.DELETE_QUEUE, (queue,)))
+
+
+def _one(row: BulkResult | None) -> BulkResult:
+    if row is None:  # the functions always return one row
+        raise RuntimeError("a bulk call returned no row")
+    return row
 
 
 def listen(

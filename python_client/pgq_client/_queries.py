@@ -10,11 +10,19 @@ function, grep this module's name.
 
 from __future__ import annotations
 
+import re
+
 # -- the thin client: one statement per function ---------------------------------------------
 
 ENQUEUE = (
     "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
     " max_attempts => %s, dedup_key => %s)"
+)
+# With a concurrency key (revision 0005, flow control): a separate statement, so a call without one
+# still runs on an older database.
+ENQUEUE_FLOW = (
+    "select q.enqueue(queue => %s, payload => %s, run_at => %s, priority => %s,"
+    " max_attempts => %s, dedup_key => %s, concurrency_key => %s)"
 )
 ENQUEUE_MANY = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
@@ -24,6 +32,12 @@ ENQUEUE_MANY = (
 ENQUEUE_MANY_KEYED = (
     "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
     " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s) as id"
+)
+# With concurrency keys (revision 0005): every argument.
+ENQUEUE_MANY_FLOW = (
+    "select id from q.enqueue_many(queue => %s, payloads => %s, run_at => %s,"
+    " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s,"
+    " concurrency_key => %s, concurrency_keys => %s::text[]) as id"
 )
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
@@ -41,13 +55,42 @@ RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 # The columns named, not q.queue's every column: a setting added later must not break the record.
-CONFIGURE = (
+# The flow-control columns (revision 0005) are read through to_jsonb, so the same select runs on an
+# older database (NULL there); the limits are sent only when given (CONFIGURE_FLOW).
+_CONFIGURED = (
     "select c.name as queue, c.paused, c.lease, c.max_attempts, c.max_crashes, c.backoff_base, c.backoff_max,"
-    " c.keep_completed, c.retention"
-    " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " c.keep_completed, c.retention, (to_jsonb(c)->>'concurrency')::integer as concurrency,"
+    " (to_jsonb(c)->>'key_concurrency')::integer as key_concurrency,"
+    " coalesce((to_jsonb(c)->>'ordered')::boolean, false) as ordered,"
+    " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per"
+)
+CONFIGURE = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
     " backoff_max => %s, keep_completed => %s, retention => %s) c"
 )
-STATS = "select * from q.stats()"
+CONFIGURE_FLOW = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
+    " ordered => %s, rate => %s, per => %s, unlimit => %s) c"
+)
+LIMITS = "select * from q.limits(queue => %s)"
+STATS = "select * from q.stats(exact_up_to => %s)"
+# The exporter's and the dashboard's read: any revision's q.stats (its default bound from 0004 on).
+STATS_DEFAULT = "select * from q.stats()"
+THROUGHPUT = "select * from q.throughput(since => %s)"
+THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
+EXPLAIN = "select * from q.explain(id => %s)"
+HEALTH = "select * from q.health()"
+JOB_PAGE = (
+    "select * from q.job_page(queue => %s, state => %s, after => %s, search => %s, page_size => %s,"
+    " max_scan => %s)"
+)
+RETRY_DEAD = "select * from q.retry_dead(queue => %s, error_contains => %s, max_rows => %s)"
+CANCEL_JOBS = "select * from q.cancel_jobs(queue => %s, state => %s, payload_contains => %s, max_rows => %s)"
+PURGE = "select * from q.purge(queue => %s, max_rows => %s)"
+DELETE_QUEUE = "select history_deleted from q.delete_queue(queue => %s)"
 JOBS = "select * from q.jobs(queue => %s, state => %s, id => %s, max_rows => %s)"
 SCHEDULE = (
     "select * from q.schedule(name => %s, cron => %s, queue => %s, payload => %s, timezone => %s,"
@@ -71,30 +114,30 @@ FEATURES = (
 )
 # A bound on every monitoring statement (the exporter's and the dashboard's connections).
 STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
-THROUGHPUT = "select * from q.throughput(since => %s)"
-THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
-EXPLAIN = "select * from q.explain(%s)"
-HEALTH = "select * from q.health()"
 
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
 
-# -- SQLAlchemy (pgq_client.sqlalchemy): the same calls with :name parameters ------------------
+# -- SQLAlchemy (pgq_client.sqlalchemy): the same statements with :name parameters ----------------
 
-SA_ENQUEUE = (
-    "select q.enqueue(queue => :queue, payload => cast(:payload as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts, dedup_key => :dedup_key)"
-)
-SA_ENQUEUE_MANY = (
-    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts) as id"
-)
-SA_ENQUEUE_MANY_KEYED = (
-    "select id from q.enqueue_many(queue => :queue, payloads => cast(:payloads as jsonb), run_at => :run_at,"
-    " priority => :priority, max_attempts => :max_attempts, dedup_keys => cast(:dedup_keys as text[]),"
-    " idempotency_key => :idempotency_key) as id"
-)
+
+def _named(statement: str) -> str:
+    """``name => %s`` as ``name => :name`` (SQLAlchemy's text()); JSON and array values get a cast."""
+    casts = {"payload": "jsonb", "payloads": "jsonb"}
+
+    def one(match: re.Match[str]) -> str:
+        name, cast = match.group(1), match.group(2) or casts.get(match.group(1))
+        return f"{name} => cast(:{name} as {cast})" if cast else f"{name} => :{name}"
+
+    return re.sub(r"(\w+) => %s(?:::([\w\[\]]+))?", one, statement)
+
+
+SA_ENQUEUE = _named(ENQUEUE)
+SA_ENQUEUE_FLOW = _named(ENQUEUE_FLOW)
+SA_ENQUEUE_MANY = _named(ENQUEUE_MANY)
+SA_ENQUEUE_MANY_KEYED = _named(ENQUEUE_MANY_KEYED)
+SA_ENQUEUE_MANY_FLOW = _named(ENQUEUE_MANY_FLOW)
 
 # -- the worker's round trip: the calls above as UNION ALL branches of one statement ------------
 #
@@ -123,7 +166,22 @@ ROUND_BRANCHES = {
     "claim": "select 'j'::text as kind, j.id, null::text as status, j.queue, j.payload, j.attempt, j.crashes,"
              " j.priority, j.token, j.lease_until from q.claim(queue => %s, n => %s, lease => %s, owner => %s) j",
 }
-ROUND_ORDER = ("complete", "fail", "dead", "release", "claim")
+# Flow control (issue 11): after a claim, one row when a limit cut it short (kind 'b'; status
+# 'concurrency', or 'rate <seconds until the next rate slot frees>'). q.claim sets these
+# transaction-local settings, and the Append runs this branch after the claim's.
+ROUND_BRANCHES["blocked"] = (
+    "select 'b'::text as kind, null::bigint as id,"
+    " concat_ws(' ', current_setting('pgq.claim_blocked', true),"
+    " nullif(current_setting('pgq.claim_retry_in', true), ''))"
+    f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
+)
+# Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
+# so that a claim a limit cut short asks the next freed slot for a NOTIFY (q.flow_want). No rows.
+ROUND_BRANCHES["listening"] = (
+    f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
+    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
+)
+ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:

@@ -5,12 +5,14 @@ the thin client; the SQL text is in :mod:`pgq_client._queries`. Rows come
 back as dicts by column name, so a column a later revision adds (q.stats's
 ``*_exact`` flags) reaches the pages without a change here.
 
-What the installed revision offers is asked once per connection
+What the installed revision offers is asked once per request
 (:func:`features`): a function that is missing (older revision) or not
 granted to this role is shown as such, never called. Revision 0006
 (observability) brings ``q.throughput``, ``q.throughput_totals``,
-``q.explain``, ``q.health``, ``q.job_page`` and the bulk admin calls; until
-then the job list pages through ``q.jobs`` (see :func:`job_page`).
+``q.explain``, ``q.health``, ``q.job_page`` and ``q.retry_dead``, and they are
+used as soon as they are installed; before it the job list pages through
+``q.jobs`` and a bulk retry is one ``q.retry`` per job (see :func:`job_page`,
+:func:`retry_dead`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from . import _client as calls
 from . import _queries as sql
@@ -32,6 +35,8 @@ Row = dict[str, Any]
 STATES = ("waiting", "scheduled", "running", "completed", "dead", "cancelled")
 # q.jobs reads at most this many rows per call (its own bound).
 JOBS_MAX_ROWS = 10000
+# A job list's text search reads at most this many jobs per page (q.job_page's max_scan).
+SEARCH_BUDGET = 10000
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def _rows(conn: Connection, query: str, params: tuple[Any, ...] = ()) -> list[Ro
 
 def queues(conn: Connection) -> list[Row]:
     """``q.stats()``: per queue paused, waiting, scheduled, running, dead, oldest_waiting (and *_exact if given)."""
-    return _rows(conn, sql.STATS)
+    return _rows(conn, sql.STATS_DEFAULT)
 
 
 def throughput(conn: Connection, since: timedelta = timedelta(hours=1)) -> dict[str, list[Row]]:
@@ -94,43 +99,61 @@ def throughput_totals(conn: Connection) -> list[Row]:
 
 @dataclass(frozen=True)
 class Page:
-    """One page of the job list: rows newest first, and the id to pass as ``before`` for the next page."""
+    """One page of a job list: rows in the list's order, and where the next page starts.
+
+    Every row has ``id, queue, state, attempt, priority, run_at, finished_at,
+    payload, last_error``. ``next_after`` is None on the last page; pass it as
+    ``after`` for the next. ``searched_out``: a text search read its budget
+    before filling the page (the next page goes on from there). ``indexed``:
+    read through ``q.job_page`` (revision 0006; else through ``q.jobs``).
+    """
 
     rows: list[Row]
-    next_before: int | None
-    scanned_all: bool  # False: the filter looked at q.jobs's first JOBS_MAX_ROWS rows only
+    next_after: dict[str, Any] | None
+    searched_out: bool
+    indexed: bool
 
 
-def job_page(conn: Connection, *, queue: str | None = None, state: str | None = None, text: str | None = None,
-             before: int | None = None, limit: int = 50) -> Page:
-    """Jobs newest first, filtered by queue, state and text (in the payload or the errors), ids below ``before``.
+def job_page(conn: Connection, feats: Features, *, queue: str | None, state: str, text: str | None = None,
+             after: dict[str, Any] | None = None, limit: int = 50) -> Page:
+    """A page of the jobs of one state (and queue), filtered by text in the payload or the errors.
 
-    Keyset paging (``before`` = the last id shown) so a page never counts or
-    skips what came before it. Until ``q.job_page`` (revision 0006) is
-    installed this reads through ``q.jobs``, which returns at most 10,000 rows
-    per call and filters text here: on a large table the text filter sees the
-    newest 10,000 jobs of the queue/state only (``scanned_all`` says so).
+    With ``q.job_page`` installed (revision 0006): keyset paging on an index,
+    as fast at page 1,000 as at page 1 with 10M jobs; waiting jobs come in
+    claim order and scheduled by due time (both need a queue), running and
+    finished newest first; a text search reads at most SEARCH_BUDGET jobs per
+    page. Before it, through ``q.jobs``: newest first, paged by id, and a text
+    search sees the newest JOBS_MAX_ROWS jobs of the queue and state only
+    (``searched_out`` says so).
     """
-    if state is not None and state not in STATES:
+    if state not in STATES:
         raise ValueError(f"state must be one of {', '.join(STATES)}, got {state!r}")
     if not 1 <= limit <= 500:
         raise ValueError(f"limit must be between 1 and 500, got {limit}")
+    if feats.may("job_page"):
+        rows = _rows(conn, sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None,
+                                                 text or None, limit, SEARCH_BUDGET))
+        searched_out = bool(rows) and rows[-1]["id"] is None
+        jobs = [r for r in rows if r["id"] is not None]
+        more = searched_out or len(jobs) >= limit
+        return Page(jobs, rows[-1]["next_after"] if rows and more else None, searched_out, True)
+    before = int(after["id"]) if after and "id" in after else None
     needle = text.lower() if text else None
     wanted = JOBS_MAX_ROWS if (needle or before is not None) else limit + 1
-    rows = _rows(conn, sql.JOBS, (queue, state, None, wanted))
-    scanned_all = len(rows) < wanted
+    found = _rows(conn, sql.JOBS, (queue, state, None, wanted))
     picked: list[Row] = []
-    for row in rows:
+    for row in found:
         if before is not None and row["id"] >= before:
             continue
         if needle and needle not in _haystack(row):
             continue
+        row["last_error"] = _last_error(row) or None
         picked.append(row)
         if len(picked) > limit:
             break
     more = len(picked) > limit
     picked = picked[:limit]
-    return Page(picked, picked[-1]["id"] if more else None, scanned_all or more)
+    return Page(picked, {"id": picked[-1]["id"]} if more else None, bool(needle) and len(found) >= wanted, False)
 
 
 def _haystack(row: Row) -> str:
@@ -154,8 +177,13 @@ def health(conn: Connection) -> list[Row]:
 
 
 def schedules(conn: Connection) -> list[Row]:
-    """Every schedule (``q.schedules``, revision 0005; check ``features``)."""
+    """Every schedule (``q.schedules``, revision 0004; check ``features``)."""
     return _rows(conn, sql.SCHEDULES, (None,))
+
+
+def limits(conn: Connection) -> list[Row]:
+    """Every limited queue's limits and how full they are (``q.limits``, revision 0005; check ``features``)."""
+    return _rows(conn, sql.LIMITS, (None,))
 
 
 # -- acting (pgq_admin) ---------------------------------------------------------------------------
@@ -177,14 +205,38 @@ def resume(conn: Connection, queue: str) -> None:
     calls.resume(conn, queue)
 
 
-def retry_dead(conn: Connection, queue: str, *, limit: int = 1000) -> int:
-    """Put up to ``limit`` dead jobs of a queue back (newest first); returns how many.
+@dataclass(frozen=True)
+class Bulk:
+    """What a bulk action did: jobs changed, jobs left alone (a live job holds their dedup key), more match."""
 
-    Until revision 0006's ``q.retry_dead`` is installed: one ``q.retry`` per
-    job of ``q.jobs(state => 'dead')``, in one transaction (all or nothing).
+    count: int
+    skipped: int
+    more: bool
+
+
+def retry_dead(conn: Connection, feats: Features, queue: str, *, error_contains: str | None = None,
+               limit: int = 1000) -> Bulk:
+    """Put up to ``limit`` dead jobs of a queue back, those whose last error contains ``error_contains`` if given.
+
+    With revision 0006: ``q.retry_dead`` (one statement, skips jobs whose dedup
+    key a live job holds). Before it: one ``q.retry`` per dead job from
+    ``q.jobs``, in one transaction (all or nothing).
     """
+    if feats.may("retry_dead"):
+        with conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(sql.RETRY_DEAD, (queue, error_contains, limit))
+            row = cur.fetchone()
+        assert row is not None  # the function returns one row
+        return Bulk(int(row["retried"]), int(row["skipped"]), bool(row["more"]))
+    needle = error_contains.lower() if error_contains else None
     with conn.transaction():
-        dead = _rows(conn, sql.JOBS, (queue, "dead", None, limit))
-        for row in dead:
+        dead = _rows(conn, sql.JOBS, (queue, "dead", None, JOBS_MAX_ROWS if needle else limit + 1))
+        chosen = [r for r in dead if needle is None or needle in _last_error(r).lower()]
+        for row in chosen[:limit]:
             calls.retry(conn, row["id"])
-    return len(dead)
+    return Bulk(min(len(chosen), limit), 0, len(chosen) > limit)
+
+
+def _last_error(row: Row) -> str:
+    errors = row.get("errors") or []
+    return str(errors[-1].get("error", "")) if errors and isinstance(errors[-1], dict) else ""

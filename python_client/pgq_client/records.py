@@ -89,6 +89,103 @@ class QueueStats:
     running: int
     dead: int
     oldest_waiting: timedelta | None
+    # False: the count above it is the planner's estimate (more than exact_up_to).
+    waiting_exact: bool = True
+    scheduled_exact: bool = True
+    dead_exact: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputBucket:
+    """One row of ``q.throughput()``: what finished in one queue in one minute."""
+
+    queue: str
+    minute: datetime
+    completed: int
+    failed: int  # failed attempts that will retry
+    dead: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputTotal:
+    """One row of ``q.throughput_totals()``: per queue since ``since``; never decreases."""
+
+    queue: str
+    completed: int
+    failed: int
+    dead: int
+    since: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One row of ``q.explain(id)``: one reason a job is not running now."""
+
+    code: str
+    message: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BulkResult:
+    """What a bulk call did: how many jobs (``count``), how many it left alone (``skipped``), and
+    whether more match (``more``: call again; every bulk call is bounded by its max_rows)."""
+
+    count: int
+    more: bool
+    skipped: int = 0
+
+    @classmethod
+    def of_retry_dead(cls, *, retried: int, skipped: int, more: bool) -> BulkResult:
+        return cls(retried, more, skipped)
+
+    @classmethod
+    def of_cancel(cls, *, cancelled: int, more: bool) -> BulkResult:
+        return cls(cancelled, more)
+
+    @classmethod
+    def of_purge(cls, *, purged: int, more: bool) -> BulkResult:
+        return cls(purged, more)
+
+
+@dataclass(frozen=True, slots=True)
+class JobPageRow:
+    """One row of ``q.job_page``: a job in a list; pass ``next_after`` of the last row for the next page.
+
+    ``id`` is None on a row that only says where a search stopped (its max_scan budget ran out).
+    """
+
+    id: int | None
+    queue: str | None
+    state: str
+    attempt: int | None
+    priority: int | None
+    run_at: datetime | None
+    lease_until: datetime | None
+    finished_at: datetime | None
+    last_error: str | None
+    payload: Any
+    next_after: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HealthCheck:
+    """One row of ``q.health()``."""
+
+    check_name: str
+    object: str
+    severity: str  # ok, info, warning, critical
+    message: str
+    advice: str
+    detail: dict[str, Any]
+
+
+class Limit(_Kind):
+    """A flow-control limit, by the name ``q.configure(unlimit => ...)`` takes."""
+
+    CONCURRENCY = "concurrency"
+    KEY_CONCURRENCY = "key_concurrency"
+    RATE = "rate"
 
 
 class CatchUp(_Kind):
@@ -134,6 +231,29 @@ class QueueSettings:
     backoff_max: timedelta
     keep_completed: bool
     retention: timedelta
+    # Flow control (revision 0005; None / False on an older database).
+    concurrency: int | None = None
+    key_concurrency: int | None = None
+    ordered: bool = False
+    rate: int | None = None
+    per: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueLimits:
+    """One row of ``q.limits()``: a limited queue's limits and how full they are now."""
+
+    queue: str
+    concurrency: int | None
+    running: int
+    key_concurrency: int | None
+    ordered: bool
+    busy_keys: int
+    held: int  # exact up to 10,000; 10,001 means more
+    rate: int | None
+    per: timedelta | None
+    started_in_window: int
+    next_start_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

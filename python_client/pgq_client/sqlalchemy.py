@@ -24,13 +24,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeGuard, cast, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, TypeGuard, cast, overload
 
 try:
     from sqlalchemy import bindparam, text
     from sqlalchemy.dialects.postgresql import ARRAY
     from sqlalchemy.engine import Connection
     from sqlalchemy.orm import Session
+    from sqlalchemy.sql.elements import TextClause
     from sqlalchemy.types import DateTime, Integer, String
 except ModuleNotFoundError as exc:  # pragma: no cover - tests/packaging/ runs it without the extra
     if exc.name != "sqlalchemy":
@@ -44,9 +45,32 @@ from .payloads import dumps
 if TYPE_CHECKING:
     # Not imported at run time: sqlalchemy.ext.asyncio needs greenlet, which sync users may not have.
     from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+    from typing_extensions import Unpack
 
 SyncBind = Session | Connection
 AsyncBind: TypeAlias = "AsyncSession | AsyncConnection"
+
+
+class EnqueueOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`enqueue`, as :func:`pgq_client.enqueue` takes them."""
+
+    run_at: datetime | None
+    priority: int
+    max_attempts: int | None
+    dedup_key: str | None
+    concurrency_key: str | None  # flow control (revision 0005)
+
+
+class EnqueueManyOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`enqueue_many`, as :func:`pgq_client.enqueue_many` takes them."""
+
+    run_at: datetime | None
+    priority: int
+    max_attempts: int | None
+    dedup_keys: Sequence[str | None] | None
+    idempotency_key: str | None
+    concurrency_key: str | None  # flow control (revision 0005): one key for the call
+    concurrency_keys: Sequence[str | None] | None  # or one per payload
 
 
 def _is_async(bind: object) -> TypeGuard[AsyncSession | AsyncConnection]:
@@ -54,147 +78,116 @@ def _is_async(bind: object) -> TypeGuard[AsyncSession | AsyncConnection]:
     asyncio_ext = sys.modules.get("sqlalchemy.ext.asyncio")
     return asyncio_ext is not None and isinstance(bind, (asyncio_ext.AsyncSession, asyncio_ext.AsyncConnection))
 
-_ENQUEUE = text(sql.SA_ENQUEUE).bindparams(
-    bindparam("queue", type_=String),
-    bindparam("payload", type_=String),
-    bindparam("run_at", type_=DateTime(timezone=True)),
-    bindparam("priority", type_=Integer),
-    bindparam("max_attempts", type_=Integer),
-    bindparam("dedup_key", type_=String),
-)
-_ENQUEUE_MANY = text(sql.SA_ENQUEUE_MANY).bindparams(
-    bindparam("queue", type_=String),
-    bindparam("payloads", type_=String),
-    bindparam("run_at", type_=DateTime(timezone=True)),
-    bindparam("priority", type_=Integer),
-    bindparam("max_attempts", type_=Integer),
-)
-_ENQUEUE_MANY_KEYED = text(sql.SA_ENQUEUE_MANY_KEYED).bindparams(
-    bindparam("queue", type_=String),
-    bindparam("payloads", type_=String),
-    bindparam("run_at", type_=DateTime(timezone=True)),
-    bindparam("priority", type_=Integer),
-    bindparam("max_attempts", type_=Integer),
-    bindparam("dedup_keys", type_=ARRAY(String)),
-    bindparam("idempotency_key", type_=String),
-)
+
+# The bind types of every parameter the statements use; each statement takes the ones it names.
+_TYPES: dict[str, Any] = {
+    "queue": String, "payload": String, "payloads": String, "run_at": DateTime(timezone=True),
+    "priority": Integer, "max_attempts": Integer, "dedup_key": String, "dedup_keys": ARRAY(String),
+    "idempotency_key": String, "concurrency_key": String, "concurrency_keys": ARRAY(String),
+}
 
 
-def _enqueue_params(queue: str, payload: Any, run_at: datetime | None, priority: int, max_attempts: int | None,
-                    dedup_key: str | None) -> dict[str, Any]:
-    return dict(queue=queue, payload=dumps(payload), run_at=run_at, priority=priority,
-                max_attempts=max_attempts, dedup_key=dedup_key)
+def _statement(query: str) -> TextClause:
+    clause = text(query)
+    return clause.bindparams(*(bindparam(name, type_=kind) for name, kind in _TYPES.items() if f":{name}" in query))
 
 
-def _many_params(queue: str, payloads: Sequence[Any], run_at: datetime | None, priority: int,
-                 max_attempts: int | None, dedup_keys: Sequence[str | None] | None = None,
-                 idempotency_key: str | None = None) -> dict[str, Any]:
-    return dict(queue=queue, payloads=dumps(list(payloads)), run_at=run_at, priority=priority,
-                max_attempts=max_attempts, dedup_keys=None if dedup_keys is None else list(dedup_keys),
-                idempotency_key=idempotency_key)
+_ENQUEUE = _statement(sql.SA_ENQUEUE)
+_ENQUEUE_FLOW = _statement(sql.SA_ENQUEUE_FLOW)
+_ENQUEUE_MANY = _statement(sql.SA_ENQUEUE_MANY)
+_ENQUEUE_MANY_KEYED = _statement(sql.SA_ENQUEUE_MANY_KEYED)
+_ENQUEUE_MANY_FLOW = _statement(sql.SA_ENQUEUE_MANY_FLOW)
+
+
+def _one(queue: str, payload: Any, *, run_at: datetime | None = None, priority: int = 0,
+         max_attempts: int | None = None, dedup_key: str | None = None,
+         concurrency_key: str | None = None) -> tuple[TextClause, dict[str, Any]]:
+    """The statement and parameters of one enqueue (an unknown keyword is a TypeError here).
+
+    Without a concurrency key, the statement every revision understands.
+    """
+    params = dict(queue=queue, payload=dumps(payload), run_at=run_at, priority=priority,
+                  max_attempts=max_attempts, dedup_key=dedup_key)
+    if concurrency_key is None:
+        return _ENQUEUE, params
+    return _ENQUEUE_FLOW, {**params, "concurrency_key": concurrency_key}
+
+
+def _many(queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None, priority: int = 0,
+          max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
+          idempotency_key: str | None = None, concurrency_key: str | None = None,
+          concurrency_keys: Sequence[str | None] | None = None) -> tuple[TextClause, dict[str, Any]]:
+    """The statement and parameters of one enqueue_many: the oldest statement that has the arguments given
+    (0002 without keys, 0003 with dedup or idempotency keys, 0005 with concurrency keys)."""
+    params: dict[str, Any] = dict(queue=queue, payloads=dumps(list(payloads)), run_at=run_at, priority=priority,
+                                  max_attempts=max_attempts)
+    if concurrency_key is None and concurrency_keys is None and dedup_keys is None and idempotency_key is None:
+        return _ENQUEUE_MANY, params
+    params.update(dedup_keys=None if dedup_keys is None else list(dedup_keys), idempotency_key=idempotency_key)
+    if concurrency_key is None and concurrency_keys is None:
+        return _ENQUEUE_MANY_KEYED, params
+    params.update(concurrency_key=concurrency_key,
+                  concurrency_keys=None if concurrency_keys is None else list(concurrency_keys))
+    return _ENQUEUE_MANY_FLOW, params
 
 
 @overload
-def enqueue(bind: SyncBind, queue: str, payload: Any, *, run_at: datetime | None = None, priority: int = 0,
-            max_attempts: int | None = None, dedup_key: str | None = None) -> int: ...
+def enqueue(bind: SyncBind, queue: str, payload: Any, **options: Unpack[EnqueueOptions]) -> int: ...
 @overload
-def enqueue(bind: AsyncBind, queue: str, payload: Any, *, run_at: datetime | None = None, priority: int = 0,
-            max_attempts: int | None = None, dedup_key: str | None = None) -> Awaitable[int]: ...
-def enqueue(
-    bind: SyncBind | AsyncBind,
-    queue: str,
-    payload: Any,
-    *,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    max_attempts: int | None = None,
-    dedup_key: str | None = None,
-) -> int | Awaitable[int]:
+def enqueue(bind: AsyncBind, queue: str, payload: Any, **options: Unpack[EnqueueOptions]) -> Awaitable[int]: ...
+def enqueue(bind: SyncBind | AsyncBind, queue: str, payload: Any,
+            **options: Unpack[EnqueueOptions]) -> int | Awaitable[int]:
     """Add a job inside the session's (or connection's) current transaction; returns its id.
 
-    Given an AsyncSession or AsyncConnection, returns an awaitable of the id.
+    Options (:class:`EnqueueOptions`): ``run_at``, ``priority``, ``max_attempts``, ``dedup_key``,
+    ``concurrency_key``, as in :func:`pgq_client.enqueue`. Given an AsyncSession or
+    AsyncConnection, returns an awaitable of the id.
     """
-    params = _enqueue_params(queue, payload, run_at, priority, max_attempts, dedup_key)
+    statement, params = _one(queue, payload, **options)
     if _is_async(bind):
-        return _enqueue_on(bind, params)
-    return int(cast(SyncBind, bind).execute(_ENQUEUE, params).scalar_one())
-
-
-async def _enqueue_on(bind: AsyncBind, params: dict[str, Any]) -> int:
-    return int((await bind.execute(_ENQUEUE, params)).scalar_one())
+        return _scalar_on(bind, statement, params)
+    return int(cast(SyncBind, bind).execute(statement, params).scalar_one())
 
 
 @overload
-def enqueue_many(bind: SyncBind, queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None,
-                 priority: int = 0, max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
-                 idempotency_key: str | None = None) -> list[int]: ...
+def enqueue_many(bind: SyncBind, queue: str, payloads: Sequence[Any],
+                 **options: Unpack[EnqueueManyOptions]) -> list[int]: ...
 @overload
-def enqueue_many(bind: AsyncBind, queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None,
-                 priority: int = 0, max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
-                 idempotency_key: str | None = None) -> Awaitable[list[int]]: ...
-def enqueue_many(
-    bind: SyncBind | AsyncBind,
-    queue: str,
-    payloads: Sequence[Any],
-    *,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    max_attempts: int | None = None,
-    dedup_keys: Sequence[str | None] | None = None,
-    idempotency_key: str | None = None,
-) -> list[int] | Awaitable[list[int]]:
+def enqueue_many(bind: AsyncBind, queue: str, payloads: Sequence[Any],
+                 **options: Unpack[EnqueueManyOptions]) -> Awaitable[list[int]]: ...
+def enqueue_many(bind: SyncBind | AsyncBind, queue: str, payloads: Sequence[Any],
+                 **options: Unpack[EnqueueManyOptions]) -> list[int] | Awaitable[list[int]]:
     """Add one job per payload in one statement, inside the current transaction; ids in payload order.
 
-    dedup_keys (one per payload) and idempotency_key (the whole call: a retry with the same key
-    returns the first call's ids) as in :func:`pgq_client.enqueue_many`. Given an AsyncSession or
-    AsyncConnection, returns an awaitable of the ids.
+    Options (:class:`EnqueueManyOptions`): ``run_at``, ``priority``, ``max_attempts``,
+    ``dedup_keys`` (one per payload), ``idempotency_key`` (the whole call: a retry with the same key
+    returns the first call's ids), ``concurrency_key`` / ``concurrency_keys``, as in
+    :func:`pgq_client.enqueue_many`. Given an AsyncSession or AsyncConnection, returns an awaitable
+    of the ids.
     """
-    params = _many_params(queue, payloads, run_at, priority, max_attempts, dedup_keys, idempotency_key)
+    statement, params = _many(queue, payloads, **options)
     if _is_async(bind):
-        return _enqueue_many_on(bind, params)
-    return [int(i) for i in cast(SyncBind, bind).execute(_many_statement(params), params).scalars()]
+        return _scalars_on(bind, statement, params)
+    return [int(i) for i in cast(SyncBind, bind).execute(statement, params).scalars()]
 
 
-def _many_statement(params: dict[str, Any]) -> Any:
-    """Without keys, the statement 0002 understands too; with them, the 0003 one."""
-    if params["dedup_keys"] is None and params["idempotency_key"] is None:
-        del params["dedup_keys"], params["idempotency_key"]
-        return _ENQUEUE_MANY
-    return _ENQUEUE_MANY_KEYED
+async def _scalar_on(bind: AsyncBind, statement: TextClause, params: dict[str, Any]) -> int:
+    return int((await bind.execute(statement, params)).scalar_one())
 
 
-async def _enqueue_many_on(bind: AsyncBind, params: dict[str, Any]) -> list[int]:
-    return [int(i) for i in (await bind.execute(_many_statement(params), params)).scalars()]
+async def _scalars_on(bind: AsyncBind, statement: TextClause, params: dict[str, Any]) -> list[int]:
+    return [int(i) for i in (await bind.execute(statement, params)).scalars()]
 
 
-async def enqueue_async(
-    bind: AsyncBind,
-    queue: str,
-    payload: Any,
-    *,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    max_attempts: int | None = None,
-    dedup_key: str | None = None,
-) -> int:
+async def enqueue_async(bind: AsyncBind, queue: str, payload: Any, **options: Unpack[EnqueueOptions]) -> int:
     """:func:`enqueue` on an AsyncSession or AsyncConnection, awaited."""
-    return await _enqueue_on(bind, _enqueue_params(queue, payload, run_at, priority, max_attempts, dedup_key))
+    return await _scalar_on(bind, *_one(queue, payload, **options))
 
 
-async def enqueue_many_async(
-    bind: AsyncBind,
-    queue: str,
-    payloads: Sequence[Any],
-    *,
-    run_at: datetime | None = None,
-    priority: int = 0,
-    max_attempts: int | None = None,
-    dedup_keys: Sequence[str | None] | None = None,
-    idempotency_key: str | None = None,
-) -> list[int]:
+async def enqueue_many_async(bind: AsyncBind, queue: str, payloads: Sequence[Any],
+                             **options: Unpack[EnqueueManyOptions]) -> list[int]:
     """:func:`enqueue_many` on an AsyncSession or AsyncConnection, awaited."""
-    return await _enqueue_many_on(bind, _many_params(queue, payloads, run_at, priority, max_attempts,
-                                                     dedup_keys, idempotency_key))
+    return await _scalars_on(bind, *_many(queue, payloads, **options))
 
 
-__all__ = ["enqueue", "enqueue_async", "enqueue_many", "enqueue_many_async"]
+__all__ = ["EnqueueManyOptions", "EnqueueOptions", "enqueue", "enqueue_async", "enqueue_many", "enqueue_many_async"]

@@ -56,6 +56,12 @@ begin
       using errcode = '22023',
             hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
   end if;
+  -- Flow control (issue 11): a queue with a concurrency or rate limit takes
+  -- slots first (sql/internal/flow_claim.sql); unlimited queues go on below.
+  if v_queue.concurrency is not null or v_queue.rate is not null then
+    return query select * from q.flow_claim(v_queue, claim.n, coalesce(claim.lease, v_queue.lease), v_owner);
+    return;
+  end if;
   v_lease_until := clock_timestamp() + coalesce(claim.lease, v_queue.lease);
 
   loop
@@ -101,6 +107,11 @@ begin
     v_promoted := true;
     exit when q.promote_due(v_queue.id, v_wanted) = 0;
   end loop;
+  -- Flow control: a keyed queue came back short; a listening claimer wants
+  -- the NOTIFY of the next held job admitted (sql/internal/flow_want.sql).
+  if v_wanted > 0 and v_queue.key_concurrency is not null then
+    perform q.flow_want(v_queue.id);
+  end if;
 end
 $$;
 

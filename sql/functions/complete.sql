@@ -19,6 +19,7 @@ begin
   if not found then
     return false;
   end if;
+  insert into q.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1);  -- pgq:observe (issue 13): throughput tally
   if (select qq.keep_completed from q.queue qq where qq.id = v_job.queue_id) then
     perform q.finish(v_job, 'completed', clock_timestamp());
   end if;

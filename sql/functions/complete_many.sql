@@ -11,6 +11,7 @@ declare
   v_keep      boolean;
   v_now       timestamptz := clock_timestamp();
   v_done      bigint[] := '{}';
+  v_queues    integer[] := '{}';  -- pgq:observe (issue 13): the completed jobs' queues, for the tally
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
   -- The usual case, no queue keeps completed jobs: one set-based DELETE.
@@ -20,7 +21,9 @@ begin
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
-      returning j.id
+      returning j.id, j.queue_id
+    ), tallied as (  -- pgq:observe (issue 13): throughput tally, in the same statement
+      insert into q.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
     select coalesce(array_agg(g.id), '{}') into v_done from gone g;
   else
@@ -39,7 +42,9 @@ begin
         perform q.finish(v_job, 'completed', v_now);
       end if;
       v_done := v_done || v_job.id;
+      v_queues := v_queues || v_job.queue_id;
     end loop;
+    perform q.tally(v_queues, 'c');  -- pgq:observe (issue 13); the stragglers below tally in q.complete
   end if;
 
   -- A claim whose row was updated while this statement waited for it (a

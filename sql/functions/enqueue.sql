@@ -4,7 +4,8 @@ create or replace function q.enqueue(
   run_at        timestamptz default null,
   priority      integer     default 0,
   max_attempts  integer     default null,
-  dedup_key     text        default null
+  dedup_key     text        default null,
+  concurrency_key  text     default null
 )
 returns bigint
 language plpgsql
@@ -32,6 +33,7 @@ begin
     raise exception 'dedup_key must be 1 to 512 bytes, got %', octet_length(enqueue.dedup_key)
       using errcode = '22023';
   end if;
+  perform q.check_concurrency_key(enqueue.concurrency_key);
   select qq.id into v_queue_id from q.queue qq where qq.name = enqueue.queue;
   if not found then
     v_queue_id := (q.ensure_queue(enqueue.queue)).id;
@@ -40,19 +42,19 @@ begin
   -- Without a key, a plain INSERT: ON CONFLICT's speculative insertion
   -- would cost every enqueue a little.
   if enqueue.dedup_key is null then
-    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
+    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
     values (v_queue_id, enqueue.payload, v_run_at,
             case when v_run_at > v_now then 's' else 'w' end,
-            enqueue.priority, enqueue.max_attempts)
+            enqueue.priority, enqueue.max_attempts, enqueue.concurrency_key)
     returning j.id into v_id;
     return v_id;
   end if;
 
   loop
-    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key)
+    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
     values (v_queue_id, enqueue.payload, v_run_at,
             case when v_run_at > v_now then 's' else 'w' end,
-            enqueue.priority, enqueue.max_attempts, enqueue.dedup_key)
+            enqueue.priority, enqueue.max_attempts, enqueue.dedup_key, enqueue.concurrency_key)
     -- (use_column above: ON CONFLICT names index columns, not parameters)
     on conflict (queue_id, dedup_key) where dedup_key is not null do nothing
     returning j.id into v_id;
@@ -69,8 +71,8 @@ begin
 end
 $$;
 
-comment on function q.enqueue(text, jsonb, timestamptz, integer, integer, text) is
-  'Adds a job and returns its id. run_at schedules it for later; higher priority runs first; max_attempts overrides the queue''s; while a job with the same queue and dedup_key is waiting, scheduled or running, returns that job''s id instead. Commits with the caller''s transaction.';
+comment on function q.enqueue(text, jsonb, timestamptz, integer, integer, text, text) is
+  'Adds a job and returns its id. run_at schedules it for later; higher priority runs first; max_attempts overrides the queue''s; while a job with the same queue and dedup_key is waiting, scheduled or running, returns that job''s id instead; concurrency_key (1 to 512 bytes) puts the job under the queue''s key_concurrency / ordered limit. Commits with the caller''s transaction.';
 
-revoke all on function q.enqueue(text, jsonb, timestamptz, integer, integer, text) from public;
-grant execute on function q.enqueue(text, jsonb, timestamptz, integer, integer, text) to pgq_producer;
+revoke all on function q.enqueue(text, jsonb, timestamptz, integer, integer, text, text) from public;
+grant execute on function q.enqueue(text, jsonb, timestamptz, integer, integer, text, text) to pgq_producer;

@@ -5,7 +5,9 @@ create or replace function q.enqueue_many(
   priority         integer     default 0,
   max_attempts     integer     default null,
   dedup_keys       text[]      default null,
-  idempotency_key  text        default null
+  idempotency_key  text        default null,
+  concurrency_key  text        default null,
+  concurrency_keys text[]      default null
 )
 returns setof bigint
 language plpgsql
@@ -69,6 +71,22 @@ begin
     raise exception 'a payload nests deeper than 100 levels; the cap is 100'
       using errcode = '54000';
   end if;
+  -- Flow control (issue 11): one key for the whole call, or one per
+  -- element (concurrency_keys[i] for payloads[i]; NULL elements: no key).
+  if enqueue_many.concurrency_key is not null and enqueue_many.concurrency_keys is not null then
+    raise exception 'pass concurrency_key (one for all) or concurrency_keys (one per payload), not both'
+      using errcode = '22023';
+  end if;
+  if enqueue_many.concurrency_keys is not null then
+    if coalesce(array_length(enqueue_many.concurrency_keys, 1), 0) <> v_count
+       or array_ndims(enqueue_many.concurrency_keys) > 1 then
+      raise exception 'concurrency_keys has % elements, payloads %; they must match',
+        coalesce(array_length(enqueue_many.concurrency_keys, 1), 0), v_count
+        using errcode = '22023';
+    end if;
+    perform q.check_concurrency_key(k) from unnest(enqueue_many.concurrency_keys) k;
+  end if;
+  perform q.check_concurrency_key(enqueue_many.concurrency_key);
   v_queue_id := (q.ensure_queue(enqueue_many.queue)).id;
 
   if enqueue_many.dedup_keys is null and enqueue_many.idempotency_key is null then
@@ -76,10 +94,11 @@ begin
     -- Each job gets its own run_at when none is given, so the batch keeps
     -- its order in the claim index and its keys stay distinct.
     return query
-      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
+      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
       select v_queue_id, e.value, coalesce(enqueue_many.run_at, clock_timestamp()),
              case when v_run_at > v_now then 's' else 'w' end,
-             enqueue_many.priority, enqueue_many.max_attempts
+             enqueue_many.priority, enqueue_many.max_attempts,
+             coalesce(enqueue_many.concurrency_key, enqueue_many.concurrency_keys[e.ord])
         from jsonb_array_elements(enqueue_many.payloads) with ordinality as e(value, ord)
        order by e.ord
       returning j.id;
@@ -111,10 +130,11 @@ begin
   if enqueue_many.dedup_keys is null then
     -- The one INSERT above, its ids kept for the receipt.
     with inserted as (
-      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts)
+      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
       select v_queue_id, e.value, coalesce(enqueue_many.run_at, clock_timestamp()),
              case when v_run_at > v_now then 's' else 'w' end,
-             enqueue_many.priority, enqueue_many.max_attempts
+             enqueue_many.priority, enqueue_many.max_attempts,
+             coalesce(enqueue_many.concurrency_key, enqueue_many.concurrency_keys[e.ord])
         from jsonb_array_elements(enqueue_many.payloads) with ordinality as e(value, ord)
        order by e.ord
       returning j.id
@@ -127,17 +147,18 @@ begin
     -- answers with its id instead of a new job.
     v_ids := '{}';
     for v_element in
-      select e.value, k.key
+      select e.value, k.key, e.ord
         from jsonb_array_elements(enqueue_many.payloads) with ordinality as e(value, ord)
         join unnest(enqueue_many.dedup_keys) with ordinality as k(key, ord) on k.ord = e.ord
        order by e.ord
     loop
       v_id := null;
       loop
-        insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key)
+        insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
         values (v_queue_id, v_element.value, coalesce(enqueue_many.run_at, clock_timestamp()),
                 case when v_run_at > v_now then 's' else 'w' end,
-                enqueue_many.priority, enqueue_many.max_attempts, v_element.key)
+                enqueue_many.priority, enqueue_many.max_attempts, v_element.key,
+                coalesce(enqueue_many.concurrency_key, enqueue_many.concurrency_keys[v_element.ord]))
         -- (use_column above: ON CONFLICT names index columns, not variables)
         on conflict (queue_id, dedup_key) where dedup_key is not null do nothing
         returning j.id into v_id;
@@ -161,8 +182,8 @@ begin
 end
 $$;
 
-comment on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text) is
-  'Adds one job per element of the JSON array payloads (at most 10000) and returns their ids in array order. dedup_keys (one per element, NULL = none): an element whose key a live job of the queue holds returns that job''s id instead. idempotency_key: a repeated call with the same key within 24 hours returns the first call''s ids and adds nothing (for retrying a call whose commit reply was lost).';
+comment on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text, text, text[]) is
+  'Adds one job per element of the JSON array payloads (at most 10000) and returns their ids in array order. dedup_keys (one per element, NULL = none): an element whose key a live job of the queue holds returns that job''s id instead. idempotency_key: a repeated call with the same key within 24 hours returns the first call''s ids and adds nothing (for retrying a call whose commit reply was lost). concurrency_key gives every job that key, concurrency_keys[i] gives payloads[i] its own (same length; NULL = none).';
 
-revoke all on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text) from public;
-grant execute on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text) to pgq_producer;
+revoke all on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text, text, text[]) from public;
+grant execute on function q.enqueue_many(text, jsonb, timestamptz, integer, integer, text[], text, text, text[]) to pgq_producer;

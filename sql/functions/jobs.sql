@@ -27,7 +27,7 @@ begin
     select a.*
       from (
         select j.id, qq.name,
-               case j.state when 'w' then 'waiting' when 's' then 'scheduled' else 'running' end,
+               case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' else 'running' end,
                j.attempt::integer, coalesce(j.crashes, 0)::integer, j.priority::integer, j.run_at,
                j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors
           from q.job j
@@ -50,4 +50,4 @@ comment on function q.jobs(text, text, bigint, integer) is
   'Lists jobs newest first, live and finished, optionally of one queue, one state (waiting, scheduled, running, completed, dead, cancelled) or one id; at most max_rows (1..10000). For admins, who have no table privileges.';
 
 revoke all on function q.jobs(text, text, bigint, integer) from public;
-grant execute on function q.jobs(text, text, bigint, integer) to pgq_admin;
+grant execute on function q.jobs(text, text, bigint, integer) to pgq_viewer;

@@ -85,16 +85,20 @@ begin
   -- After the claims above went back: a key without its row counts as gone.
   perform q.forget_ended_sessions(max_jobs);
 
+  -- Flow control (issue 11): free key slots go to held jobs or away.
+  perform q.flow_sweep(null, max_jobs);
+
   -- Schedules: one job per due slot, exactly once (see q.fire_schedules).
   perform q.fire_schedules(max_jobs);
 
+  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
 end
 $$;
 
 comment on function q.reap(integer) is
-  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention q.enqueue_many receipts older than 24 hours, and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention q.enqueue_many receipts older than 24 hours, passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;

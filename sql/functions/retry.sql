@@ -25,10 +25,12 @@ begin
   -- Same id, a fresh budget; the errors of earlier attempts stay (the
   -- newest 20: a history written before 0003 may hold more).
   begin
-    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors)
+    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
+                       concurrency_key)
     overriding system value
     values (v_job.id, v_job.queue_id, v_job.payload, clock_timestamp(), 'w',
-            v_job.priority, v_job.max_attempts, v_job.dedup_key, case when v_job.errors is not null then q.append_error(v_job.errors, '[]') end);
+            v_job.priority, v_job.max_attempts, v_job.dedup_key, case when v_job.errors is not null then q.append_error(v_job.errors, '[]') end,
+            v_job.concurrency_key);
   exception when unique_violation then
     raise exception 'job % cannot be retried: another job with dedup key % is waiting or running',
       retry.id, quote_literal(v_job.dedup_key)

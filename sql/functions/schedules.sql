@@ -19,4 +19,4 @@ comment on function q.schedules(text) is
   'Every schedule (or the one named) with its next fire time (NULL while paused), the newest slot fired and the job it enqueued.';
 
 revoke all on function q.schedules(text) from public;
-grant execute on function q.schedules(text) to pgq_admin;
+grant execute on function q.schedules(text) to pgq_viewer;

@@ -8,7 +8,7 @@ begin
   -- Copies a job that has just left q.job into the history table.
   insert into q.job_history
     (id, queue_id, state, payload, priority, attempt, crashes, max_attempts,
-     run_at, finished_at, dedup_key, errors, token)
+     run_at, finished_at, dedup_key, errors, token, concurrency_key)
   values
     (finish.job.id, finish.job.queue_id, finish.state, finish.job.payload,
      finish.job.priority, finish.job.attempt, finish.job.crashes,
@@ -17,7 +17,9 @@ begin
      -- Kept for cancelled jobs only: q.heartbeat says 'cancelled' to the
      -- holder of that claim and 'lost' to any other token (0002 told anyone
      -- who asked with any token, so a worker could enumerate cancelled ids).
-     case when finish.state = 'cancelled' then finish.job.token end);
+     case when finish.state = 'cancelled' then finish.job.token end,
+     finish.job.concurrency_key);
+  if finish.state = 'dead' then insert into q.tally (queue_id, outcome, n) values (finish.job.queue_id, 'd', 1); end if;  -- pgq:observe (issue 13)
 end
 $$;
 

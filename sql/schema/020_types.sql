@@ -21,11 +21,16 @@ create type q.queue_stats as (
   scheduled       bigint,
   running         bigint,
   dead            bigint,
-  oldest_waiting  interval
+  oldest_waiting  interval,
+  -- false: the count above is the planner's estimate (more than q.stats's
+  -- exact_up_to jobs); true: counted exactly.
+  waiting_exact    boolean,
+  scheduled_exact  boolean,
+  dead_exact       boolean
 );
 
 comment on type q.queue_stats is
-  'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest due job has waited.';
+  'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
 
 -- What q.jobs returns: a job wherever it is (hot table or history).
 create type q.job_info as (

@@ -25,12 +25,14 @@ SECTIONS = [
     "## 8. History does not slow claims",
     "## 9. Seed 000's sweep",
     "## 10. Real work",
+    "## 12. Observability: stats at scale, the tally's cost",
     "## 13. Schedules",
 ]
 STANDALONE = {
     "scale": "## Scale curve",
     "sustained_long": "## Hours, not a minute",
     "claim_profile": "## The claim path, profiled",
+    "flow": "## Flow control (issue 11)",
 }
 OTHERS = ["pgmq (SQL-only install)", "pg-boss", "BullMQ on Redis", "BullMQ on PostgreSQL"]
 

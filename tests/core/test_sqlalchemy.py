@@ -79,3 +79,28 @@ def test_an_async_session_and_connection_enqueue_when_awaited(async_engine: Asyn
     assert len(made) == 5
     assert [p for _, p in jobs(conn)] == [{"order": 7}, {"order": 71}, {"order": 72}, {"price": "3.10"}, {"n": 1}]
     assert conn.execute("select array_agg(id) from orders").fetchone() == ([7],)
+
+
+def test_concurrency_keys_and_dedup_keys_through_sqlalchemy(engine: Engine, async_engine: AsyncEngine,
+                                                            conn: psycopg.Connection[Any]) -> None:
+    conn.execute("select q.configure('tenants', key_concurrency => 1)")
+    with Session(engine) as session, session.begin():
+        first = enqueue(session, "tenants", {"n": 1}, concurrency_key="acme")
+        same = enqueue_many(session, "tenants", [{"n": 2}, {"n": 3}], concurrency_key="acme")
+        mixed = enqueue_many(session, "tenants", [{"n": 4}, {"n": 5}], concurrency_keys=["globex", None],
+                             dedup_keys=["d4", None])
+
+    async def go() -> list[int]:
+        async with async_engine.begin() as connection:
+            made = [await enqueue_async(connection, "tenants", {"n": 6}, concurrency_key="globex")]
+            made += await enqueue_many_async(connection, "tenants", [{"n": 7}], concurrency_keys=["initech"])
+        await async_engine.dispose()
+        return made
+
+    later = asyncio.run(go())
+    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q.job").fetchall())
+    assert [rows[i] for i in [first, *same, *mixed, *later]] == [
+        "acme:w", "acme:h", "acme:h", "globex:w", "-:w", "globex:h", "initech:w"]
+    assert conn.execute("select dedup_key from q.job where id = %s", (mixed[0],)).fetchone() == ("d4",)
+    with pytest.raises(TypeError, match="concurency_key"), Session(engine) as session:
+        enqueue(session, "tenants", {}, concurency_key="typo")  # type: ignore[call-overload]

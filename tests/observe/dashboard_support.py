@@ -44,9 +44,11 @@ def dashboard(url: str, log: Path, *args: str) -> Iterator[str]:
             try:
                 with urllib.request.urlopen(base + "/", timeout=5):
                     break
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError) as exc:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"the dashboard did not start:\n{log.read_text()}") from None
+                    http = isinstance(exc, urllib.error.HTTPError)
+                    said = exc.read().decode(errors="replace")[-2000:] if http else exc
+                    raise AssertionError(f"the dashboard did not start ({said}):\n{log.read_text()}") from None
                 time.sleep(0.1)
         yield base
     finally:
@@ -129,3 +131,11 @@ def chromium() -> Any:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors (CSP violations) readable
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
+
+
+def installed(url: str, function: str) -> bool:
+    """Is q.<function> in this database (revision 0006 brings q.job_page, q.throughput, q.explain, q.health)?"""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("select exists(select from pg_proc where pronamespace = 'q'::regnamespace"
+                           " and proname = %s)", (function,)).fetchone()
+        return bool(row and row[0])

@@ -98,7 +98,9 @@ def test_a_role_without_pgq_admin_gets_no_actions(db_url: str, tmp_path: Path) -
     role = f"viewer_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute(f"create role {role} login password 'v'")
-        viewer = conn.execute("select exists(select from pg_roles where rolname = 'pgq_viewer')").fetchone()[0]  # type: ignore[index]
+        # Roles are cluster-wide: pgq_viewer may exist without this database's grants (another revision).
+        viewer = conn.execute("select exists(select from pg_roles where rolname = 'pgq_viewer')"
+                              " and has_schema_privilege('pgq_viewer', 'q', 'usage')").fetchone()[0]  # type: ignore[index]
         if viewer:
             conn.execute(f"grant pgq_viewer to {role}")
         else:

@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from dashboard_support import SCREENSHOTS, chromium, dashboard, jobs_in_every_state, state_of
+from dashboard_support import SCREENSHOTS, chromium, dashboard, installed, jobs_in_every_state, state_of
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -48,6 +48,8 @@ def flash(browser: Any) -> str:
 def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         db_url: str, tmp_path: Path, browser: Any) -> None:
     made = jobs_in_every_state(db_url)
+    # Revision 0006 (observability) adds what some pages show; before it they say what they wait for.
+    observability = installed(db_url, "job_page")
     out = shots(tmp_path)
     out.mkdir(parents=True, exist_ok=True)
     wait = WebDriverWait(browser, 15)
@@ -57,6 +59,8 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-queue="emails"]')))
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[:6] == ["emails", "active", "5", "1", "1", "4"], cells
+        if observability:  # throughput: the 2 completed jobs of this minute, as a sparkline (q.throughput)
+            assert row.find_elements(By.CSS_SELECTOR, "svg.spark") and cells[7].endswith("2"), cells
         browser.save_screenshot(str(out / "dashboard-queues.png"))
 
         # Pause a queue: the database says paused, the page offers Resume.
@@ -84,7 +88,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         browser.find_element(By.ID, "filter-apply").click()
         wait.until(ec.url_contains("text=mailbox"))
         assert sorted(shown_ids(browser)) == sorted(made.dead_mailbox[1:])
-        Select(browser.find_element(By.ID, "filter-state")).select_by_value("")
+        Select(browser.find_element(By.ID, "filter-state")).select_by_value("running")
         text = browser.find_element(By.ID, "filter-text")
         text.clear()
         text.send_keys("busy@example.com")  # text in the payload
@@ -92,20 +96,23 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         wait.until(ec.url_contains("busy"))
         assert shown_ids(browser) == [made.running]
 
-        # Keyset paging: 60 jobs of a queue, 50 a page, newest first, no job twice.
+        # Keyset paging: 60 waiting jobs of a queue, 50 a page, no job twice; in claim order through
+        # q.job_page (revision 0006), newest first through q.jobs before it.
         browser.get(base + "/jobs?queue=bulk")
         page1 = shown_ids(browser)
-        browser.find_element(By.ID, "older").click()
-        wait.until(ec.url_contains("before="))
+        browser.find_element(By.ID, "more").click()
+        wait.until(ec.url_contains("after="))
         page2 = shown_ids(browser)
-        assert page1 + page2 == sorted(made.bulk, reverse=True) and len(page1) == 50
-        assert not browser.find_elements(By.ID, "older")
+        assert page1 + page2 == sorted(made.bulk, reverse=not observability) and len(page1) == 50
+        assert not browser.find_elements(By.ID, "more")
 
         # A job's page: payload and every attempt's error; retry from there.
         second = made.dead_mailbox[1]
         browser.get(base + f"/jobs/{second}")
         assert '"to": "full1@example.com"' in browser.find_element(By.ID, "payload").text
         assert "SMTPError: mailbox full" in browser.find_element(By.CSS_SELECTOR, "section.attempt pre").text
+        if observability:
+            assert browser.find_element(By.CSS_SELECTOR, "#explain code").text == "dead"  # q.explain
         browser.save_screenshot(str(out / "dashboard-job.png"))
 
         # Cancel a waiting job from its page (the confirm dialog is accepted).
@@ -129,8 +136,27 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         assert flash(browser) == "queue emails resumed"
         assert not paused(db_url, "emails")
 
-        # Pages whose SQL is not on main yet say so (placeholders), and none fails.
-        for path in ("/health", "/schedules", "/limits"):
+        # Limits: a queue at its concurrency limit shows as full, with the jobs its keys hold back.
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("select q.configure('reports', concurrency => 1, key_concurrency => 1)")
+            conn.execute("select q.enqueue('reports', '{}', concurrency_key => 'acme') from generate_series(1, 3)")
+            conn.execute("select count(*) from q.claim('reports', 1)")
+        browser.get(base + "/limits")
+        row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#limits tr[data-queue="reports"]')))
+        assert row.find_element(By.CSS_SELECTOR, "td.concurrency").text == "1 / 1 full"
+        assert row.find_element(By.CSS_SELECTOR, "td.held").text == "2"
+        assert not browser.find_elements(By.CSS_SELECTOR, 'tr[data-queue="emails"]')  # no limit, not listed
+
+        # Health (q.health): every check of a fresh install; pages whose SQL is not installed say so.
+        browser.get(base + "/health")
+        if observability:
+            checks = {r.get_attribute("data-check")
+                      for r in browser.find_elements(By.CSS_SELECTOR, "#health tbody tr")}
+            assert {"server_settings", "table_settings", "vacuum", "xmin_horizon"} <= checks, checks
+            browser.save_screenshot(str(out / "dashboard-health.png"))
+        else:
+            assert browser.find_elements(By.ID, "placeholder")
+        for path in ("/schedules",):
             browser.get(base + path)
             assert (browser.find_elements(By.ID, "placeholder") or browser.find_elements(By.TAG_NAME, "table")
                     or browser.find_elements(By.CSS_SELECTOR, "p.empty")), path  # (schedules: none defined)

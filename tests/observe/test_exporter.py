@@ -58,6 +58,21 @@ def test_pgq_metrics_serves_what_q_stats_says(db_url: str, tmp_path: Path) -> No
             assert value(samples, "pgq_queue_oldest_waiting_seconds", queue=queue) == pytest.approx(
                 oldest.total_seconds(), abs=5)
         assert (stats["emails"][2:6], stats["sms"][1:3]) == ((5, 1, 2, 1), (True, 3))
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            observability = conn.execute("select to_regproc('q.throughput_totals') is not null").fetchone()[0]  # type: ignore[index]
+        if observability:  # revision 0006: throughput counters from q.throughput_totals(); exact counts flagged so
+            with psycopg.connect(db_url, autocommit=True) as conn:
+                totals = conn.execute("select queue, completed, failed, dead from q.throughput_totals()").fetchall()
+            assert ("emails", 0, 0, 1) in totals
+            for queue, completed, failed, dead in totals:
+                assert value(samples, "pgq_queue_jobs_completed_total", queue=queue) == completed
+                assert value(samples, "pgq_queue_jobs_failed_total", queue=queue) == failed
+                assert value(samples, "pgq_queue_jobs_dead_total", queue=queue) == dead
+            for queue in stats:
+                for state in ("waiting", "scheduled", "dead"):
+                    assert value(samples, "pgq_queue_jobs_estimated", queue=queue, state=state) == 0
+        else:
+            assert value(samples, "pgq_queue_jobs_completed_total", queue="emails") is None
         assert value(samples, "pgq_queue_oldest_waiting_seconds", queue="emails") >= 89  # type: ignore[operator]
         # A change in the database shows in the next scrape (read per request, no cache at --min-interval 0).
         with psycopg.connect(db_url, autocommit=True) as conn:
@@ -104,7 +119,9 @@ def test_scrapes_are_bounded_shared_reads_and_a_blocked_database_gives_pgq_up_0(
         assert value(samples, "pgq_queue_jobs", queue="emails", state="waiting") == 5
     finally:
         exporter.stop()
-    assert one(db_url, "select count(*) from pg_stat_activity where application_name = 'pgq-metrics'") == 0
+    # Its connection is closed with it (a backend leaves pg_stat_activity a moment after the close).
+    wait_for(lambda: one(db_url, "select count(*) from pg_stat_activity where application_name = 'pgq-metrics'")
+             == 0, 10, "the exporter's connection to go")
 
 
 def test_pgq_metrics_without_prometheus_client_says_which_extra_to_install(db_url: str) -> None:

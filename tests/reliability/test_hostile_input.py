@@ -81,7 +81,8 @@ def test_2000_hostile_inputs_are_stored_exactly_or_rejected_with_the_documented_
         allowed = expected(queue, payload, dedup_key, priority, max_attempts, size)
         before = counts(conn)
         try:
-            row = conn.execute(sql.ENQUEUE, (queue, raw(text), None, priority, max_attempts, dedup_key)).fetchone()
+            params = (queue, raw(text), None, priority, max_attempts, dedup_key)
+            row = conn.execute(sql.ENQUEUE, params).fetchone()
             outcome = STORED
         except psycopg.Error as exc:
             outcome = exc.sqlstate or (CLIENT_REFUSES if isinstance(exc, psycopg.DataError) else repr(exc))

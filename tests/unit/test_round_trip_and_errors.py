@@ -23,9 +23,9 @@ def test_a_round_is_one_union_all_statement_in_branch_order_with_the_claim_last(
     rnd = Round(results=[Result(ResultKind.DEAD, ctx(3), "bad"), Result(ResultKind.COMPLETE, ctx(1))],
                 releases=[ctx(4)], claim=Claim("a", 5, 0, 0, None), owner=9)
     statement, params = build(rnd)  # type: ignore[misc]
-    assert statement == sql.round_statement(("complete", "dead", "release", "claim"))
+    assert statement == sql.round_statement(("complete", "dead", "release", "claim", "blocked"))
     assert statement.index("complete_many") < statement.index("q.fail(") < statement.index("release_many")
-    assert statement.index("release_many") < statement.index("q.claim(")
+    assert statement.index("release_many") < statement.index("q.claim(") < statement.index("pgq.claim_blocked")
     assert params[:2] == [[1], [rnd.results[1].ctx.token]] and params[-4:] == ["a", 5, None, 9]
     assert build(Round()) is None
 
@@ -44,6 +44,15 @@ def test_the_answer_is_read_by_column_name() -> None:
     answer = read(columns, [[row.get(c) for c in columns] for row in rows])
     assert answer.completed == {1} and answer.failed == {2: FailStatus.DEAD} and answer.released == {3}
     assert answer.claimed == [Job(5, "a", [1], 1, 0, 0, token, now)]
+
+
+def test_a_claim_a_limit_cut_short_says_which_limit_and_when_to_come_back() -> None:
+    columns = ["kind", "id", "status", "queue", "payload", "attempt", "crashes", "priority", "token", "lease_until"]
+    answer = read(columns, [["b", None, "rate 0.25", *[None] * 7]])
+    assert answer.blocked == "rate" and answer.retry_in == 0.25
+    answer = read(columns, [["b", None, "concurrency", *[None] * 7]])
+    assert answer.blocked == "concurrency" and answer.retry_in is None
+    assert read(columns, []).blocked == ""
 
 
 def test_every_branch_names_every_column_so_any_branch_can_come_first() -> None:

@@ -71,3 +71,16 @@ def test_the_claim_plan_round_robins_over_queues_with_work_and_a_hint_beats_a_sh
     assert plan.pick() == ("b", 1), "the hint wins over the short claim"
     assert plan.pick(allowed={"a"}) is None
     assert not plan.hint("not ours")
+
+
+def test_a_rate_limited_queue_is_hinted_again_when_its_next_slot_frees() -> None:
+    plan = ClaimPlan(("limited", "other"))
+    queue, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("limited", 10, 3, hints)  # cut short by the rate
+    plan.defer("limited", 100.5)
+    plan.defer("limited", 100.2)  # the earlier time wins
+    plan.defer("unknown", 1.0)  # not ours: ignored
+    assert plan.next_due() == 100.2
+    assert not plan.worth("limited")
+    assert not plan.release_due(100.1)
+    assert plan.release_due(100.2) and plan.worth("limited") and plan.next_due() is None

@@ -30,13 +30,24 @@ from .. import migrations
 from .._version import __version__
 from ..app import App
 from ..migrations import MigrationsNotFound
-from ..records import CatchUp
+from ..records import CatchUp, Limit
 from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
 from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
-from ._tables import STATES, job_detail, jobs_table, schedules_table, stats_table
+from ._tables import (
+    STATES,
+    health_table,
+    job_detail,
+    jobs_table,
+    limits_table,
+    reasons_table,
+    schedules_table,
+    settings_table,
+    stats_table,
+    throughput_table,
+)
 from ._worker_command import worker_options
 
 app = typer.Typer(
@@ -100,10 +111,13 @@ def database() -> Iterator[psycopg.Connection[Any]]:
     try:
         with psycopg.connect(_url(), autocommit=True, connect_timeout=10) as conn:
             yield conn
-    except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id
+    except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id or queue
         fail(exc.diag.message_primary or str(exc))
     except (psycopg.errors.UndefinedFunction, psycopg.errors.InvalidSchemaName) as exc:
         fail(f"pgq is not installed in this database ({exc.diag.message_primary}): run `pgq migrate`")
+    except psycopg.errors.ObjectNotInPrerequisiteState as exc:  # 55000: e.g. a queue that still has jobs
+        hint = exc.diag.message_hint
+        fail((exc.diag.message_primary or str(exc)) + (f" ({hint})" if hint else ""))
     except psycopg.errors.InsufficientPrivilege as exc:
         fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role, or pgq_producer"
              " for enqueue: grant it to your role)")
@@ -292,6 +306,29 @@ def jobs(
         out.print(jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
 
 
+@app.command()
+def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
+    """Why a job is not running now: one line per reason (q.explain)."""
+    with database() as conn:
+        rows = calls.explain(conn, job_id)
+    out.print(reasons_table(job_id, rows))
+
+
+@app.command()
+def health(
+    show_all: Annotated[bool, typer.Option("--all", help="Show the checks that are ok too.")] = False,
+) -> None:
+    """Vacuum, settings, bloat and sessions holding back vacuum (q.health); exit 1 on a critical finding."""
+    with database() as conn:
+        rows = calls.health(conn)
+    if show_all or any(r.severity != "ok" for r in rows):
+        out.print(health_table(rows, show_ok=show_all))
+    else:
+        out.print(f"pgq health: all {len(rows)} checks ok")
+    if any(r.severity == "critical" for r in rows):
+        raise typer.Exit(1)
+
+
 # -- admin actions ----------------------------------------------------------------------------------
 
 
@@ -337,6 +374,47 @@ def resume(queue: str = typer.Argument(...)) -> None:
     out.print(f"queue {queue} resumed")
 
 
+# -- queue settings and flow-control limits -----------------------------------------------------------
+
+LIMITS = tuple(limit.value for limit in Limit)
+
+
+@app.command()
+def configure(
+    queue: Annotated[str, typer.Argument(help="The queue (made with the defaults if it does not exist).")],
+    lease: Annotated[str | None, typer.Option(help="Lease of a claim: 30s, 5m, 2h.")] = None,
+    max_attempts: Annotated[int | None, typer.Option("--max-attempts", help="Failed attempts before dead.")] = None,
+    max_crashes: Annotated[int | None, typer.Option("--max-crashes", help="Lost claims before dead.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="At most N jobs of the queue run at once.")] = None,
+    key_concurrency: Annotated[
+        int | None, typer.Option("--key-concurrency", help="At most K jobs per concurrency key.")] = None,
+    ordered: Annotated[
+        bool | None, typer.Option("--ordered/--unordered", help="A key's jobs one after another, in order.")] = None,
+    rate: Annotated[int | None, typer.Option(help="At most R starts per --per window.")] = None,
+    per: Annotated[str | None, typer.Option(help="The rate window: 1s (default with --rate), 1m, 1h.")] = None,
+    unlimit: Annotated[
+        list[str] | None, typer.Option(help=f"Remove a limit: {', '.join(LIMITS)} (repeatable).")] = None,
+) -> None:
+    """Change a queue's settings and flow-control limits (pgq_admin); prints them all."""
+    for name in unlimit or []:
+        if name not in LIMITS:
+            raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
+    window = parse_every(per, "--per") if per is not None else (timedelta(seconds=1) if rate is not None else None)
+    with database() as conn:
+        row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
+                              max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
+                              key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
+                              unlimit=unlimit)
+    out.print(settings_table(row))
+
+
+@app.command()
+def limits(queue: Annotated[str | None, typer.Argument(help="Only this queue.")] = None) -> None:
+    """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window."""
+    with database() as conn:
+        out.print(limits_table(calls.limits(conn, queue)))
+
+
 # -- schedules ------------------------------------------------------------------------------------
 
 schedule_app = typer.Typer(help="Cron and interval schedules: add, list, remove, pause, resume (pgq_admin).",
@@ -346,11 +424,11 @@ _EVERY = re.compile(r"^(\d+)\s*(s|m|h|d)?$")
 CATCH_UPS = tuple(c.value for c in CatchUp)
 
 
-def parse_every(text: str) -> timedelta:
+def parse_every(text: str, option: str = "--every") -> timedelta:
     """An interval such as 30s, 5m, 2h, 1d (a bare number is seconds)."""
     match = _EVERY.match(text.strip())
     if not match:
-        raise typer.BadParameter(f"{text!r} is not an interval like 30s, 5m, 2h or 1d", param_hint="--every")
+        raise typer.BadParameter(f"{text!r} is not an interval like 30s, 5m, 2h or 1d", param_hint=option)
     return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
 
 
@@ -420,6 +498,102 @@ def schedule_resume(name: str = typer.Argument(...)) -> None:
         rows = calls.schedules(conn, name)
     next_fire = rows[0].next_fire_at if rows else None
     out.print(f"schedule {name} resumed; next fire {next_fire.isoformat() if next_fire else '-'}")
+
+
+@app.command()
+def throughput(
+    minutes: Annotated[int, typer.Option("--minutes", "-m", min=1, max=1440, help="How far back.")] = 15,
+) -> None:
+    """Completed, failed and dead jobs per queue over the last minutes (q.throughput)."""
+    with database() as conn:
+        rows = calls.throughput(conn, since=timedelta(minutes=minutes))
+    out.print(throughput_table(rows, minutes))
+
+
+# -- bulk admin (each SQL call is bounded by --max-rows; --all repeats it until nothing matches) -----
+
+
+def _repeat(step: Any, every: bool) -> tuple[int, int, bool]:
+    done = skipped = 0
+    while True:
+        result = step()
+        done, skipped = done + result.count, skipped + result.skipped
+        if not (every and result.more and result.count > 0):
+            return done, skipped, result.more
+
+
+def _more(more: bool) -> str:
+    return "; more match: run it again (or pass --all)" if more else ""
+
+
+@app.command("retry-dead")
+def retry_dead(
+    queue: str = typer.Argument(..., help="The queue whose dead jobs go back."),
+    error: Annotated[str | None, typer.Option("--error", help="Only jobs whose last error contains this text.")] = None,
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=100000, help="Most jobs per call.")] = 1000,
+    every: Annotated[bool, typer.Option("--all", help="Repeat until no matching dead job is left.")] = False,
+) -> None:
+    """Put the dead jobs of a queue back as waiting (oldest first), like `pgq retry` for many."""
+    with database() as conn:
+        done, skipped, more = _repeat(
+            lambda: calls.retry_dead(conn, queue, error_contains=error, max_rows=max_rows), every)
+    note = f", {skipped} left dead (a live job holds their dedup key)" if skipped else ""
+    out.print(f"retried {done} dead job(s) of {queue}{note}{_more(more)}", highlight=False)
+
+
+@app.command("cancel-jobs")
+def cancel_jobs(
+    queue: str = typer.Argument(..., help="The queue whose jobs to cancel."),
+    state: Annotated[
+        str | None, typer.Option("--state", "-s", help="waiting, scheduled or running (default: all three).")
+    ] = None,
+    payload: Annotated[
+        str | None, typer.Option("--payload", help='Only payloads containing this JSON, e.g. \'{"tenant": 7}\'.')
+    ] = None,
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=100000, help="Most jobs per call.")] = 1000,
+    every: Annotated[bool, typer.Option("--all", help="Repeat until no matching job is left.")] = False,
+) -> None:
+    """Cancel the live jobs of a queue matching a filter (running ones stop at their next heartbeat)."""
+    if state is not None and state not in ("waiting", "scheduled", "running"):
+        raise typer.BadParameter(f"{state!r} is not one of waiting, scheduled, running", param_hint="--state")
+    try:
+        contains = json.loads(payload) if payload is not None else None
+    except json.JSONDecodeError as exc:
+        raise typer.BadParameter(f"not valid JSON: {exc}", param_hint="--payload") from None
+    with database() as conn:
+        done, _, more = _repeat(
+            lambda: calls.cancel_jobs(conn, queue, state=state, payload_contains=contains, max_rows=max_rows), every)
+    out.print(f"cancelled {done} job(s) of {queue}{_more(more)}", highlight=False)
+
+
+@app.command()
+def purge(
+    queue: str = typer.Argument(..., help="The queue to empty."),
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete (no history is kept).")] = False,
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=1000000, help="Most jobs per call.")] = 10000,
+    every: Annotated[
+        bool, typer.Option("--all", help="Repeat until the queue has no waiting or scheduled job.")
+    ] = False,
+) -> None:
+    """Delete the waiting and scheduled jobs of a queue, keeping no history (running jobs go on)."""
+    if not yes:
+        fail(f"this deletes the waiting and scheduled jobs of {queue} for good: pass --yes", 2)
+    with database() as conn:
+        done, _, more = _repeat(lambda: calls.purge(conn, queue, max_rows=max_rows), every)
+    out.print(f"purged {done} job(s) of {queue}{_more(more)}", highlight=False)
+
+
+@app.command("delete-queue")
+def delete_queue(
+    queue: str = typer.Argument(..., help="A queue with no waiting, scheduled or running job."),
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete it, with its history.")] = False,
+) -> None:
+    """Delete a queue that has no live job (a typo, say), with its history and throughput figures."""
+    if not yes:
+        fail(f"this deletes queue {queue} and its history: pass --yes", 2)
+    with database() as conn:
+        gone = calls.delete_queue(conn, queue)
+    out.print(f"queue {queue} deleted ({gone} history row(s) with it)", highlight=False)
 
 
 # -- monitoring: the metrics exporter ---------------------------------------------------------------

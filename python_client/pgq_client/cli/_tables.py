@@ -10,7 +10,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..records import JobInfo, JobState, QueueStats, ScheduleInfo
+from ..records import (
+    HealthCheck,
+    JobInfo,
+    JobState,
+    QueueLimits,
+    QueueSettings,
+    QueueStats,
+    Reason,
+    ScheduleInfo,
+    ThroughputBucket,
+)
 
 STATES = tuple(s.value for s in JobState)
 
@@ -36,10 +46,44 @@ def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
                           ("running", "right"), ("dead", "right"), ("oldest waiting", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for r in rows:
-        table.add_row(r.queue, "yes" if r.paused else "", f"{r.waiting:,}", f"{r.scheduled:,}", f"{r.running:,}",
-                      Text(f"{r.dead:,}", style="red" if r.dead else ""), _age(r.oldest_waiting))
+        table.add_row(r.queue, "yes" if r.paused else "", _count(r.waiting, r.waiting_exact),
+                      _count(r.scheduled, r.scheduled_exact), f"{r.running:,}",
+                      Text(_count(r.dead, r.dead_exact), style="red" if r.dead else ""), _age(r.oldest_waiting))
     if not rows:
         table.caption = "no queues yet"
+    elif not all(r.waiting_exact and r.scheduled_exact and r.dead_exact for r in rows):
+        table.caption = "~ the planner's estimate (above the exact count's bound)"
+    return table
+
+
+def limits_table(rows: list[QueueLimits]) -> Table:
+    table = Table(title="pgq limits", title_justify="left")
+    for name, justify in (("queue", "left"), ("running / concurrency", "right"), ("busy keys", "right"),
+                          ("per key", "left"), ("held", "right"), ("rate window", "right"), ("next start", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        full = r.concurrency is not None and r.running >= r.concurrency
+        table.add_row(r.queue, Text(f"{r.running:,} / {r.concurrency if r.concurrency is not None else 'unlimited'}",
+                                    style="yellow" if full else ""),
+                      f"{r.busy_keys:,}" if r.key_concurrency is not None else "-",
+                      (f"at most {r.key_concurrency}" + (", ordered" if r.ordered else ""))
+                      if r.key_concurrency is not None else "-",
+                      "> 10,000" if r.held > 10000 else f"{r.held:,}",
+                      f"{r.started_in_window:,} / {r.rate:,} per {_whole(r.per)}" if r.rate and r.per else "-",
+                      _when(r.next_start_at))
+    if not rows:
+        table.caption = "no queue has a limit (pgq configure QUEUE --concurrency N, --key-concurrency K, --rate R)"
+    return table
+
+
+def settings_table(row: QueueSettings) -> Table:
+    table = Table(title=f"queue {row.queue}", title_justify="left", show_header=False)
+    table.add_column("setting")
+    table.add_column("value")
+    for name in ("paused", "lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max", "keep_completed",
+                 "retention", "concurrency", "key_concurrency", "ordered", "rate", "per"):
+        value = getattr(row, name)
+        table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
     return table
 
 
@@ -83,6 +127,10 @@ def schedules_table(rows: list[ScheduleInfo]) -> Table:
     return table
 
 
+def _count(value: int, exact: bool) -> str:
+    return f"{value:,}" if exact else f"~{value:,}"
+
+
 def _last_error(errors: Any) -> str:
     if not errors:
         return ""
@@ -123,3 +171,47 @@ def job_detail(row: JobInfo) -> Group:
         parts.append(Text(head, style="bold red"))
         parts.append(Text(str(entry.get("error", ""))))
     return Group(*parts)
+
+
+_SEVERITY_STYLE = {"ok": "green", "info": "cyan", "warning": "yellow", "critical": "bold red"}
+
+
+def reasons_table(job_id: int, rows: list[Reason]) -> Table:
+    table = Table(title=f"why job {job_id} is not running", title_justify="left")
+    table.add_column("code", style="bold")
+    table.add_column("reason")
+    for r in rows:
+        table.add_row(r.code, r.message)
+    return table
+
+
+def health_table(rows: list[HealthCheck], show_ok: bool = False) -> Table:
+    table = Table(title="pgq health", title_justify="left")
+    for name in ("severity", "check", "object", "message", "advice"):
+        table.add_column(name)
+    shown = [r for r in rows if show_ok or r.severity != "ok"]
+    for r in shown:
+        table.add_row(Text(r.severity, style=_SEVERITY_STYLE.get(r.severity, "")), r.check_name, r.object,
+                      r.message, r.advice)
+    hidden = len(rows) - len(shown)
+    if hidden:
+        table.caption = f"{hidden} check(s) ok (--all shows them)"
+    return table
+
+
+def throughput_table(rows: list[ThroughputBucket], minutes: int) -> Table:
+    table = Table(title=f"pgq throughput, last {minutes} min (per minute: mean / busiest)", title_justify="left")
+    for name in ("queue", "completed", "failed (will retry)", "dead", "completed/min", "busiest minute"):
+        table.add_column(name, justify="left" if name == "queue" else "right")
+    per_queue: dict[str, list[ThroughputBucket]] = {}
+    for r in rows:
+        per_queue.setdefault(r.queue, []).append(r)
+    for queue, buckets in sorted(per_queue.items()):
+        done = sum(b.completed for b in buckets)
+        dead = sum(b.dead for b in buckets)
+        table.add_row(queue, f"{done:,}", f"{sum(b.failed for b in buckets):,}",
+                      Text(f"{dead:,}", style="red" if dead else ""), f"{done / max(minutes, 1):,.1f}",
+                      f"{max(b.completed for b in buckets):,}")
+    if not rows:
+        table.caption = "nothing finished in that time"
+    return table

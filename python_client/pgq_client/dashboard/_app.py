@@ -49,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 COOKIE = "pgq_csrf"
 FLASH = "pgq_flash"
 PAGE_SIZE = 50
+BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
 SPARK_MINUTES = 60
 LIVE = ("waiting", "scheduled", "running")
 FINISHED_RETRYABLE = ("dead", "cancelled")
@@ -80,7 +81,8 @@ class Dashboard:
         env.filters["when"] = _when
         env.filters["pretty"] = _pretty
         env.filters["excerpt"] = _excerpt
-        env.filters["first_line"] = _first_line
+        env.filters["error_line"] = _error_line
+        env.filters["cell"] = _cell
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         observe.bound(conn, self.query_timeout)
@@ -174,17 +176,29 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _cell(value: Any) -> str:
+    """A value of a generic table (schedules, health): times in UTC, JSON as JSON, NULL as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, datetime):
+        return _when(value)
+    if isinstance(value, timedelta):
+        return _age(value)
+    if isinstance(value, (dict, list)):
+        return _excerpt(value, 120)
+    return str(value)
+
+
 def _excerpt(value: Any, length: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
-def _first_line(errors: Any) -> str:
-    """The last attempt's error, its last non-empty line (a traceback's exception line)."""
-    if not errors:
-        return ""
-    text = str(errors[-1].get("error", "")) if isinstance(errors[-1], dict) else str(errors[-1])
-    lines = [line for line in text.strip().splitlines() if line.strip()]
+def _error_line(value: Any) -> str:
+    """An error's last non-empty line (a traceback's exception line): of a text, or of a list's last attempt."""
+    if isinstance(value, list):
+        value = value[-1].get("error", "") if value and isinstance(value[-1], dict) else ""
+    lines = [line for line in str(value or "").strip().splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
 
 
@@ -222,32 +236,39 @@ def make_app(dash: Dashboard) -> Starlette:
     def _job_list(request: Request, *, dead_only: bool) -> Response:
         p = request.query_params
         queue = p.get("queue") or None
-        state = "dead" if dead_only else (p.get("state") or None)
+        # No state asked: a queue's waiting line, or with no queue what runs now (any queue).
+        state = "dead" if dead_only else (p.get("state") or ("waiting" if queue else "running"))
         text = p.get("text") or None
-        try:
-            before = int(p["before"]) if p.get("before") else None
-        except ValueError:
-            raise HTTPException(400, "before must be a job id") from None
-        if state is not None and state not in observe.STATES:
+        if state not in observe.STATES:
             raise HTTPException(400, f"state must be one of {', '.join(observe.STATES)}")
+        after = _after(p.get("after"))
 
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            page = observe.job_page(conn, queue=queue, state=state, text=text, before=before, limit=PAGE_SIZE)
             names = [r["queue"] for r in observe.queues(conn)]
-            return {"page": page, "queues": names, "can_act": dash.may_act(feats)}
+            chosen = queue
+            if chosen is None and state in ("waiting", "scheduled") and names:
+                chosen = names[0]  # these lists are read from one queue's index
+            if chosen is None and state in ("waiting", "scheduled"):
+                page = observe.Page([], None, False, feats.may("job_page"))
+            else:
+                page = observe.job_page(conn, feats, queue=chosen, state=state, text=text, after=after,
+                                        limit=PAGE_SIZE)
+            return {"page": page, "queues": names, "queue": chosen, "can_act": dash.may_act(feats)}
 
         data = dash.read(read)
+        queue = data["queue"]
         path = "/dead" if dead_only else "/jobs"  # links are app paths; templates put the root path in front
         filters = {k: v for k, v in (("queue", queue), ("state", None if dead_only else state), ("text", text)) if v}
-        older = None
-        if data["page"].next_before is not None:
-            older = path + "?" + urlencode({**filters, "before": data["page"].next_before})
-        newest = path + ("?" + urlencode(filters) if filters else "")
+        more = None
+        if data["page"].next_after is not None:
+            more = path + "?" + urlencode({**filters, "after": json.dumps(data["page"].next_after)})
+        first = path + ("?" + urlencode(filters) if filters else "")
         here = path + ("?" + request.url.query if request.url.query else "")
         return dash.render(request, "jobs.html", {
-            "nav": "dead" if dead_only else "jobs", "dead_only": dead_only, "queue": queue, "state": state,
-            "text": text or "", "before": before, "states": observe.STATES, "older": older, "newest": newest,
-            "here": here, "path": path, "live": LIVE, "retryable": FINISHED_RETRYABLE, **data})
+            "nav": "dead" if dead_only else "jobs", "dead_only": dead_only, "state": state,
+            "text": text or "", "paged": after is not None, "states": observe.STATES, "more": more,
+            "first": first, "here": here, "path": path, "live": LIVE, "retryable": FINISHED_RETRYABLE,
+            "search_budget": observe.SEARCH_BUDGET, **data})
 
     def job_page(request: Request) -> Response:
         job_id = _job_id(request)
@@ -280,7 +301,10 @@ def make_app(dash: Dashboard) -> Starlette:
         return dash.render(request, "schedules.html", {"nav": "schedules", **dash.read(read)})
 
     def limits_page(request: Request) -> Response:
-        return dash.render(request, "limits.html", {"nav": "limits"})
+        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
+            return {"rows": observe.limits(conn) if feats.may("limits") else None, "present": feats.has("limits")}
+
+        return dash.render(request, "limits.html", {"nav": "limits", **dash.read(read)})
 
     # -- actions (POST, CSRF, admin) -------------------------------------------------------------------
 
@@ -346,8 +370,14 @@ def make_app(dash: Dashboard) -> Starlette:
             queue = form.get("queue", "")
             if not queue:
                 return "choose a queue to retry its dead jobs"
-            count = observe.retry_dead(conn, queue)
-            return f"{count} dead job(s) of {queue} waiting again"
+            done = observe.retry_dead(conn, observe.features(conn), queue,
+                                      error_contains=form.get("error_contains") or None, limit=BULK_ROWS)
+            text = f"{done.count} dead job(s) of {queue} waiting again"
+            if done.skipped:
+                text += f"; {done.skipped} left dead (a live job holds their dedup key)"
+            if done.more:
+                text += f"; more match: retry again (at most {BULK_ROWS} per click)"
+            return text
 
         return await act(request, "/dead", do)
 
@@ -384,6 +414,19 @@ def make_app(dash: Dashboard) -> Starlette:
                      exception_handlers={HTTPException: _error(dash), psycopg.Error: _database_error(dash)})
 
 
+def _after(raw: str | None) -> dict[str, Any] | None:
+    """The ``after`` of a page link: the JSON object a page gave as next_after (checked again by q.job_page)."""
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise HTTPException(400, "after must be the next_after of a previous page") from None
+    if not isinstance(value, dict):
+        raise HTTPException(400, "after must be the next_after of a previous page")
+    return value
+
+
 def _job_id(request: Request) -> int:
     return int(request.path_params["job_id"])
 
@@ -401,6 +444,9 @@ def _database_error(dash: Dashboard) -> Callable[[Request, Exception], Any]:
     def handle(request: Request, exc: Exception) -> Response:
         diag = getattr(exc, "diag", None)
         message = (diag.message_primary if diag is not None else None) or str(exc).strip() or type(exc).__name__
+        sqlstate = getattr(exc, "sqlstate", None) or ""
+        if sqlstate.startswith("22") or sqlstate == "P0002":  # bad input (a hand-edited link), unknown queue
+            return dash.render(request, "error.html", {"nav": "", "status": 400, "detail": message}, status_code=400)
         return dash.render(request, "error.html", {"nav": "", "status": 503,
                                                    "detail": f"the database did not answer: {message}"},
                            status_code=503)

@@ -147,6 +147,7 @@ class AsyncWorker:
         self._hooks = hooks
         self._plan = ClaimPlan(self.queues)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._ledger.listening = options.listen
         self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
         self._waker = AsyncWaker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
@@ -355,8 +356,14 @@ class AsyncWorker:
         plan = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
         while not self._stop_now and not self._give_up:
             self._wake.clear()
-            steps, timeout = plan.step(time.monotonic(), stopping=self._stopping, in_hand=ledger.in_hand,
+            now = time.monotonic()
+            if self._plan.release_due(now):
+                waker.wake_one()  # a rate limit's next slot is free
+            steps, timeout = plan.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
                                        busy=ledger.busy())
+            due = self._plan.next_due()
+            if due is not None and not self._stopping:
+                timeout = max(0.0, min(timeout, due - now))
             if Step.EXIT in steps:
                 break
             for step in steps:
@@ -426,6 +433,8 @@ class AsyncWorker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+                if answer.blocked:
+                    self._wake.set()  # the supervisor keeps the flow-control timers
                 await asyncio.sleep(0)  # async-only: let handlers run between back-to-back rounds
         finally:
             waker.disarm(i)
@@ -573,6 +582,8 @@ class AsyncWorker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+        if answer.blocked:
+            self._wake.set()  # the supervisor keeps the flow-control timers
         return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------

@@ -30,6 +30,11 @@ from ._lanes import Lane
 from ._observer import NOTHING, Observer, OutcomeName
 from ._plan import ClaimPlan
 
+# The soonest a claim cut short by a rate limit is tried again (seconds).
+RATE_RETRY_FLOOR = 0.005
+# How soon a claim that found every slot of a queue taken looks once more (seconds).
+CONCURRENCY_RECHECK = 0.05
+
 
 class ResultKind(str, Enum):
     COMPLETE = "complete"
@@ -66,6 +71,7 @@ class Round:
     releases: list[JobContext] = field(default_factory=list)
     claim: Claim | None = None
     owner: int = 0  # the liveness key the claim is made with
+    listening: bool = False  # the worker LISTENs: a claim cut short by a limit asks for a NOTIFY
 
     def of(self, kind: ResultKind) -> list[Result]:
         return [r for r in self.results if r.kind == kind]
@@ -83,6 +89,10 @@ class Answer:
     failed: dict[int, FailStatus] = field(default_factory=dict)
     released: set[int] = field(default_factory=set)
     claimed: list[Job] = field(default_factory=list)
+    # Flow control: the limit that cut the claim short ('concurrency', 'rate') and, for a rate,
+    # seconds until the next start is allowed.
+    blocked: str = ""
+    retry_in: float | None = None
 
 
 @dataclass
@@ -115,6 +125,7 @@ class Ledger:
         self.plan = plan
         self.log = logger
         self.held: dict[int, JobContext] = {}
+        self.listening = False  # set by the worker: it LISTENs for NOTIFY pgq
         self.lock = threading.Lock()  # guards everything below
         self._books = [_LaneBooks(lane) for lane in self.lanes]
         self._lane_of = {q: lane.index for lane in self.lanes for q in lane.queues}
@@ -231,7 +242,7 @@ class Ledger:
         """Everything there is to send, and (claim=True) a claim for free slots; counts as in flight until settled."""
         with self.lock:
             self.retune()
-            rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner)
+            rnd = Round(results=self._carried, releases=self._to_release, owner=self.owner, listening=self.listening)
             self._carried, self._to_release = [], []
             for b in self._books:
                 while b.outcomes:
@@ -356,6 +367,15 @@ class Ledger:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
             self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints)
+            if answer.retry_in is not None:
+                # A rate limit: look again when its next slot frees, not at the next poll tick.
+                # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
+                # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
+                self.plan.defer(claim.queue, time.monotonic() + max(answer.retry_in, RATE_RETRY_FLOOR))
+            elif answer.blocked == "concurrency" and not answer.claimed:
+                # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
+                # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
+                self.plan.recheck(claim.queue, time.monotonic() + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)

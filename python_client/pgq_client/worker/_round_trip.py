@@ -43,6 +43,9 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
         parts["release"] = ([c.id for c in rnd.releases], [c.token for c in rnd.releases])
     if rnd.claim is not None:
         parts["claim"] = (rnd.claim.queue, rnd.claim.n, rnd.claim.lease, rnd.owner)
+        parts["blocked"] = ()
+        if rnd.listening:
+            parts["listening"] = ()
     if not parts:
         return None
     names = tuple(p for p in sql.ROUND_ORDER if p in parts)
@@ -68,6 +71,10 @@ def read(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Answer:
             answer.completed.add(row[id_])
         elif kind == "f":
             answer.failed[row[id_]] = FailStatus(row[status_])
+        elif kind == "b":
+            limit, _, retry_in = str(row[status_]).partition(" ")
+            answer.blocked = limit
+            answer.retry_in = float(retry_in) if retry_in else None
         else:
             answer.released.add(row[id_])
     return answer

@@ -148,6 +148,7 @@ class Worker:
         self._hooks = hooks
         self._plan = ClaimPlan(self.queues)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._ledger.listening = options.listen
         self._jobs: list[Queue[JobContext | None]] = [Queue() for _ in self.lanes]
         self._waker = Waker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
@@ -354,8 +355,14 @@ class Worker:
         plan = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
         while not self._stop_now and not self._give_up:
             self._wake.clear()
-            steps, timeout = plan.step(time.monotonic(), stopping=self._stopping, in_hand=ledger.in_hand,
+            now = time.monotonic()
+            if self._plan.release_due(now):
+                waker.wake_one()  # a rate limit's next slot is free
+            steps, timeout = plan.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
                                        busy=ledger.busy())
+            due = self._plan.next_due()
+            if due is not None and not self._stopping:
+                timeout = max(0.0, min(timeout, due - now))
             if Step.EXIT in steps:
                 break
             for step in steps:
@@ -424,6 +431,8 @@ class Worker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+                if answer.blocked:
+                    self._wake.set()  # the supervisor keeps the flow-control timers
         finally:
             waker.disarm(i)
             if conn is not None:
@@ -568,6 +577,8 @@ class Worker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+        if answer.blocked:
+            self._wake.set()  # the supervisor keeps the flow-control timers
         return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------

@@ -33,7 +33,7 @@ SUITES: dict[str, tuple[str, Callable[[Cluster, Path], dict[str, Any]]]] = {
     "history": ("9", history.run),
     "schedules": ("12", schedules.run),
 }
-FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000"}
+FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000", "PGQ_FLOW_CHAOS_SECONDS": "60"}
 
 
 def main() -> int:

@@ -1,0 +1,34 @@
+-- On a fresh install everything is as shipped: q.health has one row per
+-- check and object, and nothing above 'ok' but what the server itself says.
+-- Changing a table's storage parameters is noticed, with the fix.
+begin;
+select plan(9);
+
+select set_eq($$ select distinct check_name from q.health() $$,
+  $$ values ('server_settings'), ('table_settings'), ('vacuum'), ('bloat'), ('xmin_horizon') $$,
+  'q.health runs the five checks');
+select set_eq($$ select object from q.health() where check_name = 'vacuum' $$,
+  $$ values ('q.job'), ('q.job_history'), ('q.queue'), ('q.reaper_turn'), ('q.session'), ('q.tally'), ('q.throughput'), ('q.throughput_total') $$,
+  'dead rows and (auto)vacuum times for every pgq table');
+select ok((select bool_and(detail ? 'dead_rows' and detail ? 'last_autovacuum' and detail ? 'last_autoanalyze')
+             from q.health() where check_name = 'vacuum'), 'each vacuum row has dead rows, last autovacuum and autoanalyze');
+select set_eq($$ select object, severity from q.health() where check_name = 'table_settings' $$,
+  $$ values ('q.job', 'ok'), ('q.tally', 'ok') $$,
+  'the shipped storage parameters of q.job and q.tally are recognised (this list matches sql/schema/)');
+select ok((select bool_and(severity = 'ok') from q.health() where check_name = 'bloat')
+          and exists (select from q.health() where check_name = 'bloat' and object = 'q.job_claim_idx'),
+  'tables and indexes have a size row; nothing is bloated on a fresh install');
+select is((select severity from q.health() where check_name = 'server_settings' and object = 'autovacuum_naptime'),
+  case when current_setting('autovacuum_naptime')::interval <= interval '5 seconds' then 'ok' else 'warning' end,
+  'autovacuum_naptime is compared with sql/server_settings.sql (5s)');
+select ok((select bool_and(severity in ('ok', 'info', 'warning', 'critical') and advice is not null and message <> '')
+             from q.health()), 'every row has a known severity, a message and advice ('''' when ok)');
+
+alter table q.job set (autovacuum_vacuum_scale_factor = 0.2);
+select is((select severity from q.health() where check_name = 'table_settings' and object = 'q.job'), 'warning',
+  'a changed storage parameter of q.job is a warning');
+select matches((select advice from q.health() where check_name = 'table_settings' and object = 'q.job'),
+  'autovacuum_vacuum_scale_factor=0.02', 'whose advice gives the shipped values');
+
+select * from finish();
+rollback;
