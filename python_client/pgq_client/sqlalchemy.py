@@ -21,6 +21,7 @@ Needs the ``sqlalchemy`` extra.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
@@ -88,8 +89,8 @@ _TYPES: dict[str, Any] = {
 
 
 def _statement(query: str) -> TextClause:
-    clause = text(query)
-    return clause.bindparams(*(bindparam(name, type_=kind) for name, kind in _TYPES.items() if f":{name}" in query))
+    named = set(re.findall(r":(\w+)", query))
+    return text(query).bindparams(*(bindparam(name, type_=kind) for name, kind in _TYPES.items() if name in named))
 
 
 _ENQUEUE = _statement(sql.SA_ENQUEUE)
