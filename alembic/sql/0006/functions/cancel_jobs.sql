@@ -31,16 +31,19 @@ begin
      where j.ctid = any(array(
              select x.ctid from q.job x
               where x.queue_id = v_queue.id
-                and (v_state is null or x.state = v_state)
+                and (v_state is null or x.state = v_state or (v_state = 'w' and x.state = 'h'))
                 and (cancel_jobs.payload_contains is null or x.payload @> cancel_jobs.payload_contains)
               limit cancel_jobs.max_rows
                 for update skip locked))
     returning j.*
   ), kept as (
     insert into q.job_history
-      (id, queue_id, state, payload, priority, attempt, crashes, max_attempts, run_at, finished_at, dedup_key, errors)
+      (id, queue_id, state, payload, priority, attempt, crashes, max_attempts, run_at, finished_at, dedup_key, errors,
+       token, concurrency_key)
+    -- As q.finish writes a cancelled job: its token is kept, so q.heartbeat
+    -- says 'cancelled' to that claim's holder (and 'lost' to any other).
     select g.id, g.queue_id, 'cancelled', g.payload, g.priority, g.attempt, g.crashes, g.max_attempts,
-           g.run_at, v_now, g.dedup_key, g.errors
+           g.run_at, v_now, g.dedup_key, g.errors, g.token, g.concurrency_key
       from gone g
     returning 1
   )
@@ -49,13 +52,13 @@ begin
   return query select v_count,
     exists (select from q.job x
              where x.queue_id = v_queue.id
-               and (v_state is null or x.state = v_state)
+               and (v_state is null or x.state = v_state or (v_state = 'w' and x.state = 'h'))
                and (cancel_jobs.payload_contains is null or x.payload @> cancel_jobs.payload_contains));
 end
 $$;
 
 comment on function q.cancel_jobs(text, text, jsonb, integer) is
-  'Cancels up to max_rows (1..100000) jobs of a queue, optionally only one state (waiting, scheduled, running) and only payloads containing payload_contains (jsonb @>); each moves to q.job_history as cancelled, as q.cancel does. Rows other sessions hold at that moment are skipped. Returns cancelled and more (matching jobs remain: call again). P0002 for an unknown queue.';
+  'Cancels up to max_rows (1..100000) jobs of a queue, optionally only one state (waiting, which includes jobs held by a concurrency key, scheduled, running) and only payloads containing payload_contains (jsonb @>); each moves to q.job_history as cancelled, as q.cancel does. Rows other sessions hold at that moment are skipped. Returns cancelled and more (matching jobs remain: call again). P0002 for an unknown queue.';
 
 revoke all on function q.cancel_jobs(text, text, jsonb, integer) from public;
 grant execute on function q.cancel_jobs(text, text, jsonb, integer) to pgq_admin;

@@ -16,17 +16,17 @@ begin
   delete from q.job j
    where j.ctid = any(array(
            select x.ctid from q.job x
-            where x.queue_id = v_queue.id and x.state in ('w', 's')
+            where x.queue_id = v_queue.id and x.state in ('w', 's', 'h')
             limit purge.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;
   return query select v_count,
-    exists (select from q.job x where x.queue_id = v_queue.id and x.state in ('w', 's'));
+    exists (select from q.job x where x.queue_id = v_queue.id and x.state in ('w', 's', 'h'));
 end
 $$;
 
 comment on function q.purge(text, integer) is
-  'Deletes up to max_rows (1..1000000) waiting and scheduled jobs of a queue, without history (running jobs stay). Returns purged and more (jobs remain: call again). P0002 for an unknown queue.';
+  'Deletes up to max_rows (1..1000000) waiting (held by a concurrency key included) and scheduled jobs of a queue, without history (running jobs stay). Returns purged and more (jobs remain: call again). P0002 for an unknown queue.';
 
 revoke all on function q.purge(text, integer) from public;
 grant execute on function q.purge(text, integer) to pgq_admin;

@@ -43,10 +43,14 @@ begin
     delete from q.job_history h using chosen c where h.id = c.id
     returning h.*
   ), inserted as (
-    -- Same id, a fresh budget (attempt 0), earlier errors kept: as q.retry.
-    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors)
+    -- Same id, a fresh budget (attempt 0), the newest 20 earlier errors kept
+    -- and the concurrency key (a keyed job takes its key's slot or is held,
+    -- by the flow triggers): as q.retry.
+    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
+                       concurrency_key)
     overriding system value
-    select m.id, m.queue_id, m.payload, clock_timestamp(), 'w', m.priority, m.max_attempts, m.dedup_key, m.errors
+    select m.id, m.queue_id, m.payload, clock_timestamp(), 'w', m.priority, m.max_attempts, m.dedup_key,
+           case when m.errors is not null then q.append_error(m.errors, '[]') end, m.concurrency_key
       from moved m
     returning 1
   )
