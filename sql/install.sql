@@ -54,6 +54,7 @@
 \ir internal/flow_claim_jobs.sql
 \ir internal/flow_claim.sql
 \ir internal/flow_configure.sql
+\ir internal/flow_reasons.sql
 \ir internal/tally.sql
 \ir internal/roll_up_tally.sql
 \ir internal/estimate_rows.sql

@@ -51,6 +51,7 @@ NEW_FUNCTIONS = (
     "q.flow_take_key_slot(integer, text, integer, bigint)",
     "q.flow_want(integer)",
     "q.flow_wake(integer)",
+    "q.flow_reasons(q.job, q.queue)",
 )
 
 
@@ -68,6 +69,7 @@ def upgrade() -> None:
     run_frozen("0005", "internal/flow_claim_jobs.sql")
     run_frozen("0005", "internal/flow_claim.sql")
     run_frozen("0005", "internal/flow_configure.sql")
+    run_frozen("0005", "internal/flow_reasons.sql")
     run_frozen("0005", "triggers/flow.sql")
     run_frozen("0005", "functions/enqueue.sql")
     run_frozen("0005", "functions/enqueue_many.sql")

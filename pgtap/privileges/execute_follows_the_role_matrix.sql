@@ -5,7 +5,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(438);
+select plan(443);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -63,6 +63,7 @@ insert into matrix values
   ('tg_job__flow_finish',     false, false, false, false),
   ('flow_want',               false, false, false, false),
   ('flow_wake',               false, false, false, false),
+  ('flow_reasons',            false, false, false, false),
   ('notify_allowed',          false, false, false, false),
   ('gone_owners',             false, false, false, false),
   ('forget_ended_sessions',   false, false, false, false),
@@ -106,7 +107,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 87 functions x 5 grantees, through has_function_privilege (membership counts).
+-- 88 functions x 5 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

@@ -79,10 +79,10 @@ def enqueue(
     The payload is encoded by :mod:`pgq_client.payloads` (datetime, Decimal, UUID, your registered types).
     ``concurrency_key`` puts the job under its queue's ``key_concurrency`` / ``ordered`` limit.
     """
-    params: tuple[Any, ...] = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
-    if concurrency_key is None:
-        return int(_scalar(conn, sql.ENQUEUE, params))
-    return int(_scalar(conn, sql.ENQUEUE_FLOW, params + (concurrency_key,)))
+    optional = {"concurrency_key": concurrency_key}
+    statement, names = sql.oldest_form(sql.ENQUEUE_FORMS, optional)
+    params = (queue, Jsonb(payload, dumps=dumps), run_at, priority, max_attempts, dedup_key)
+    return int(_scalar(conn, statement, params + tuple(optional[n] for n in names)))
 
 
 def enqueue_many(
@@ -107,14 +107,15 @@ def enqueue_many(
     producer whose commit reply was lost can retry the batch safely.
     concurrency_key gives every job that key; concurrency_keys one key (or None) per payload.
     """
-    params: tuple[Any, ...] = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
-    keyed = params + (None if dedup_keys is None else list(dedup_keys), idempotency_key)
-    if concurrency_key is not None or concurrency_keys is not None:
-        flow = keyed + (concurrency_key, None if concurrency_keys is None else list(concurrency_keys))
-        return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY_FLOW, flow)]
-    if dedup_keys is None and idempotency_key is None:
-        return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY, params)]
-    return [int(i) for i in _scalars(conn, sql.ENQUEUE_MANY_KEYED, keyed)]
+    optional = {"dedup_keys": _listed(dedup_keys), "idempotency_key": idempotency_key,
+                "concurrency_key": concurrency_key, "concurrency_keys": _listed(concurrency_keys)}
+    statement, names = sql.oldest_form(sql.ENQUEUE_MANY_FORMS, optional)
+    params = (queue, Jsonb(list(payloads), dumps=dumps), run_at, priority, max_attempts)
+    return [int(i) for i in _scalars(conn, statement, params + tuple(optional[n] for n in names))]
+
+
+def _listed(values: Sequence[Any] | None) -> list[Any] | None:
+    return None if values is None else list(values)
 
 
 def claim(
@@ -281,15 +282,12 @@ def configure(
     are flow control (revision 0005); a call without them runs on older databases too. Bad values
     raise ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
     """
-    params: tuple[Any, ...] = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max,
-                               keep_completed, retention)
-    removed = [str(u) for u in unlimit] if unlimit is not None else None
-    flow = (concurrency, key_concurrency, ordered, rate, per, removed)
-    statement = sql.CONFIGURE
-    if any(v is not None for v in flow):
-        params, statement = params + flow, sql.CONFIGURE_FLOW
+    optional = {"concurrency": concurrency, "key_concurrency": key_concurrency, "ordered": ordered, "rate": rate,
+                "per": per, "unlimit": [str(u) for u in unlimit] if unlimit is not None else None}
+    statement, names = sql.oldest_form(sql.CONFIGURE_FORMS, optional)
+    params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
     with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
-        cur.execute(statement, params)
+        cur.execute(statement, params + tuple(optional[n] for n in names))
         row = cur.fetchone()
     assert row is not None  # q.configure returns the queue's row
     return row

@@ -11,6 +11,7 @@ function, grep this module's name.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 # -- the thin client: one statement per function ---------------------------------------------
 
@@ -39,6 +40,29 @@ ENQUEUE_MANY_FLOW = (
     " priority => %s, max_attempts => %s, dedup_keys => %s::text[], idempotency_key => %s,"
     " concurrency_key => %s, concurrency_keys => %s::text[]) as id"
 )
+
+# The forms of a call whose later revisions added arguments, oldest first, each with the optional
+# arguments it sends after the required ones. A call sends the oldest form that has every optional
+# argument it was given (oldest_form), so a new client still runs against an older database as long
+# as it does not use what that database lacks.
+Forms = tuple[tuple[str, tuple[str, ...]], ...]
+ENQUEUE_FORMS: Forms = ((ENQUEUE, ()), (ENQUEUE_FLOW, ("concurrency_key",)))
+ENQUEUE_MANY_FORMS: Forms = (
+    (ENQUEUE_MANY, ()),
+    (ENQUEUE_MANY_KEYED, ("dedup_keys", "idempotency_key")),
+    (ENQUEUE_MANY_FLOW, ("dedup_keys", "idempotency_key", "concurrency_key", "concurrency_keys")),
+)
+
+
+def oldest_form(forms: Forms, optional: Mapping[str, object]) -> tuple[str, tuple[str, ...]]:
+    """The oldest statement of ``forms`` that sends every optional argument not None, and its names."""
+    given = {name for name, value in optional.items() if value is not None}
+    for statement, names in forms:
+        if given <= set(names):
+            return statement, names
+    raise ValueError(f"no form of this call takes {sorted(given)}")  # the newest form takes them all
+
+
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
 COMPLETE_MANY = "select id from q.complete_many(ids => %s, tokens => %s) as id"
@@ -56,7 +80,7 @@ PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 # The columns named, not q.queue's every column: a setting added later must not break the record.
 # The flow-control columns (revision 0005) are read through to_jsonb, so the same select runs on an
-# older database (NULL there); the limits are sent only when given (CONFIGURE_FLOW).
+# older database (NULL there); the limits are sent only when given (CONFIGURE_FORMS).
 _CONFIGURED = (
     "select c.name as queue, c.paused, c.lease, c.max_attempts, c.max_crashes, c.backoff_base, c.backoff_max,"
     " c.keep_completed, c.retention, (to_jsonb(c)->>'concurrency')::integer as concurrency,"
@@ -74,6 +98,10 @@ CONFIGURE_FLOW = (
     + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
     " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
     " ordered => %s, rate => %s, per => %s, unlimit => %s) c"
+)
+CONFIGURE_FORMS: Forms = (
+    (CONFIGURE, ()),
+    (CONFIGURE_FLOW, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit")),
 )
 LIMITS = "select * from q.limits(queue => %s)"
 STATS = "select * from q.stats(exact_up_to => %s)"
@@ -122,7 +150,7 @@ LISTEN = f"listen {CHANNEL}"
 # -- SQLAlchemy (pgq_client.sqlalchemy): the same statements with :name parameters ----------------
 
 
-def _named(statement: str) -> str:
+def named(statement: str) -> str:
     """``name => %s`` as ``name => :name`` (SQLAlchemy's text()); JSON and array values get a cast."""
     casts = {"payload": "jsonb", "payloads": "jsonb"}
 
@@ -132,12 +160,6 @@ def _named(statement: str) -> str:
 
     return re.sub(r"(\w+) => %s(?:::([\w\[\]]+))?", one, statement)
 
-
-SA_ENQUEUE = _named(ENQUEUE)
-SA_ENQUEUE_FLOW = _named(ENQUEUE_FLOW)
-SA_ENQUEUE_MANY = _named(ENQUEUE_MANY)
-SA_ENQUEUE_MANY_KEYED = _named(ENQUEUE_MANY_KEYED)
-SA_ENQUEUE_MANY_FLOW = _named(ENQUEUE_MANY_FLOW)
 
 # -- the worker's round trip: the calls above as UNION ALL branches of one statement ------------
 #

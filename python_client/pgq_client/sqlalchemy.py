@@ -93,43 +93,41 @@ def _statement(query: str) -> TextClause:
     return text(query).bindparams(*(bindparam(name, type_=kind) for name, kind in _TYPES.items() if name in named))
 
 
-_ENQUEUE = _statement(sql.SA_ENQUEUE)
-_ENQUEUE_FLOW = _statement(sql.SA_ENQUEUE_FLOW)
-_ENQUEUE_MANY = _statement(sql.SA_ENQUEUE_MANY)
-_ENQUEUE_MANY_KEYED = _statement(sql.SA_ENQUEUE_MANY_KEYED)
-_ENQUEUE_MANY_FLOW = _statement(sql.SA_ENQUEUE_MANY_FLOW)
+# Each form of the thin client's statements, with :name parameters (pgq_client._queries.named).
+_STATEMENTS = {statement: _statement(sql.named(statement))
+               for forms in (sql.ENQUEUE_FORMS, sql.ENQUEUE_MANY_FORMS) for statement, _ in forms}
+
+
+def _call(forms: sql.Forms, params: dict[str, Any],
+          optional: dict[str, Any]) -> tuple[TextClause, dict[str, Any]]:
+    """The oldest form that sends the optional arguments given (as the thin client picks it), and its parameters."""
+    statement, names = sql.oldest_form(forms, optional)
+    return _STATEMENTS[statement], {**params, **{name: optional[name] for name in names}}
+
+
+def _listed(values: Sequence[str | None] | None) -> list[str | None] | None:
+    return None if values is None else list(values)
 
 
 def _one(queue: str, payload: Any, *, run_at: datetime | None = None, priority: int = 0,
          max_attempts: int | None = None, dedup_key: str | None = None,
          concurrency_key: str | None = None) -> tuple[TextClause, dict[str, Any]]:
-    """The statement and parameters of one enqueue (an unknown keyword is a TypeError here).
-
-    Without a concurrency key, the statement every revision understands.
-    """
+    """The statement and parameters of one enqueue (an unknown keyword is a TypeError here)."""
     params = dict(queue=queue, payload=dumps(payload), run_at=run_at, priority=priority,
                   max_attempts=max_attempts, dedup_key=dedup_key)
-    if concurrency_key is None:
-        return _ENQUEUE, params
-    return _ENQUEUE_FLOW, {**params, "concurrency_key": concurrency_key}
+    return _call(sql.ENQUEUE_FORMS, params, {"concurrency_key": concurrency_key})
 
 
 def _many(queue: str, payloads: Sequence[Any], *, run_at: datetime | None = None, priority: int = 0,
           max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
           idempotency_key: str | None = None, concurrency_key: str | None = None,
           concurrency_keys: Sequence[str | None] | None = None) -> tuple[TextClause, dict[str, Any]]:
-    """The statement and parameters of one enqueue_many: the oldest statement that has the arguments given
-    (0002 without keys, 0003 with dedup or idempotency keys, 0005 with concurrency keys)."""
-    params: dict[str, Any] = dict(queue=queue, payloads=dumps(list(payloads)), run_at=run_at, priority=priority,
-                                  max_attempts=max_attempts)
-    if concurrency_key is None and concurrency_keys is None and dedup_keys is None and idempotency_key is None:
-        return _ENQUEUE_MANY, params
-    params.update(dedup_keys=None if dedup_keys is None else list(dedup_keys), idempotency_key=idempotency_key)
-    if concurrency_key is None and concurrency_keys is None:
-        return _ENQUEUE_MANY_KEYED, params
-    params.update(concurrency_key=concurrency_key,
-                  concurrency_keys=None if concurrency_keys is None else list(concurrency_keys))
-    return _ENQUEUE_MANY_FLOW, params
+    """The statement and parameters of one enqueue_many (an unknown keyword is a TypeError here)."""
+    params = dict(queue=queue, payloads=dumps(list(payloads)), run_at=run_at, priority=priority,
+                  max_attempts=max_attempts)
+    return _call(sql.ENQUEUE_MANY_FORMS, params, {
+        "dedup_keys": _listed(dedup_keys), "idempotency_key": idempotency_key,
+        "concurrency_key": concurrency_key, "concurrency_keys": _listed(concurrency_keys)})
 
 
 @overload

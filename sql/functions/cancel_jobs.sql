@@ -14,7 +14,8 @@ declare
   v_queue  q.queue := q.queue_named(cancel_jobs.queue);
   v_state  "char";
   v_now    timestamptz := clock_timestamp();
-  v_count  integer;
+  v_count  integer := 0;
+  v_job    q.job;
 begin
   perform q.check_max_rows(cancel_jobs.max_rows, 100000);
   if cancel_jobs.state is not null and cancel_jobs.state not in ('waiting', 'scheduled', 'running') then
@@ -24,9 +25,10 @@ begin
   v_state := case cancel_jobs.state when 'waiting' then 'w' when 'scheduled' then 's' when 'running' then 'r' end;
 
   -- Rows another session holds (being claimed, completed) are stepped over:
-  -- a bulk action never waits behind the workers. A running job's worker
-  -- learns at its next heartbeat ('cancelled'); its complete is refused.
-  with gone as (
+  -- a bulk action never waits behind the workers. Each job goes to the
+  -- history through q.finish, as q.cancel's do: a running job's worker
+  -- hears 'cancelled' at its next heartbeat; its complete is refused.
+  for v_job in
     delete from q.job j
      where j.ctid = any(array(
              select x.ctid from q.job x
@@ -36,18 +38,10 @@ begin
               limit cancel_jobs.max_rows
                 for update skip locked))
     returning j.*
-  ), kept as (
-    insert into q.job_history
-      (id, queue_id, state, payload, priority, attempt, crashes, max_attempts, run_at, finished_at, dedup_key, errors,
-       token, concurrency_key)
-    -- As q.finish writes a cancelled job: its token is kept, so q.heartbeat
-    -- says 'cancelled' to that claim's holder (and 'lost' to any other).
-    select g.id, g.queue_id, 'cancelled', g.payload, g.priority, g.attempt, g.crashes, g.max_attempts,
-           g.run_at, v_now, g.dedup_key, g.errors, g.token, g.concurrency_key
-      from gone g
-    returning 1
-  )
-  select count(*) into v_count from kept;
+  loop
+    perform q.finish(v_job, 'cancelled', v_now);
+    v_count := v_count + 1;
+  end loop;
 
   return query select v_count,
     exists (select from q.job x

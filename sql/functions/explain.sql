@@ -123,7 +123,7 @@ begin
   -- Flow control (revision 0005): concurrency and rate limits, one row each
   -- (codes key_concurrency for a held job, concurrency, rate).
   return query
-    select f.code, f.reason, jsonb_build_object('limit', f.code) from q.flow_block_reason(explain.id) f;
+    select f.code, f.reason, jsonb_build_object('limit', f.code) from q.flow_reasons(v_job, v_queue) f;
   v_limited := found;
 
   -- A held job is not in the claim index: the key_concurrency row above is

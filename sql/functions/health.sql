@@ -68,9 +68,15 @@ begin
         jsonb_build_object('current', v_options, 'shipped', v_shipped -> v_table.name);
     end if;
 
-    -- The point where autovacuum should have run (the shipped thresholds for
-    -- q.job and q.tally, PostgreSQL's defaults elsewhere); 5x that is late.
-    v_dead_max := case when v_table.name in ('job', 'tally') then 1000 + 0.02 * v_table.live else 50 + 0.2 * v_table.live end;
+    -- The point where autovacuum should have run, by its own rule: the
+    -- table's autovacuum_vacuum_threshold + scale_factor x live rows (its
+    -- storage parameters, else the server's settings); 5x that is late.
+    v_dead_max := coalesce((select split_part(o, '=', 2)::numeric from unnest(v_table.reloptions) o
+                             where o like 'autovacuum\_vacuum\_threshold=%'),
+                           current_setting('autovacuum_vacuum_threshold')::numeric)
+                  + coalesce((select split_part(o, '=', 2)::numeric from unnest(v_table.reloptions) o
+                               where o like 'autovacuum\_vacuum\_scale\_factor=%'),
+                             current_setting('autovacuum_vacuum_scale_factor')::numeric) * v_table.live;
     return query select 'vacuum'::text, 'q.' || v_table.name,
       case when v_table.dead > 25 * v_dead_max then 'critical'
            when v_table.dead > 5 * v_dead_max then 'warning' else 'ok' end,

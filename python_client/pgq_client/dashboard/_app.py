@@ -287,24 +287,20 @@ def make_app(dash: Dashboard) -> Starlette:
         return dash.render(request, "job.html", {"nav": "jobs", "live": LIVE, "retryable": FINISHED_RETRYABLE,
                                                  "here": f"/jobs/{job_id}", **data})
 
-    def health_page(request: Request) -> Response:
-        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            return {"rows": observe.health(conn) if feats.may("health") else None, "present": feats.has("health")}
+    def listing(name: str, rows: Callable[[psycopg.Connection[Any]], list[observe.Row]]) -> Callable[..., Response]:
+        """A page that lists what ``q.<name>()`` returns, or says it is not installed / not granted."""
 
-        return dash.render(request, "health.html", {"nav": "health", **dash.read(read)})
+        def page(request: Request) -> Response:
+            def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
+                return {"rows": rows(conn) if feats.may(name) else None, "present": feats.has(name)}
 
-    def schedules_page(request: Request) -> Response:
-        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            return {"rows": observe.schedules(conn) if feats.may("schedules") else None,
-                    "present": feats.has("schedules")}
+            return dash.render(request, f"{name}.html", {"nav": name, **dash.read(read)})
 
-        return dash.render(request, "schedules.html", {"nav": "schedules", **dash.read(read)})
+        return page
 
-    def limits_page(request: Request) -> Response:
-        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            return {"rows": observe.limits(conn) if feats.may("limits") else None, "present": feats.has("limits")}
-
-        return dash.render(request, "limits.html", {"nav": "limits", **dash.read(read)})
+    health_page = listing("health", observe.health)
+    schedules_page = listing("schedules", observe.schedules)
+    limits_page = listing("limits", observe.limits)
 
     # -- actions (POST, CSRF, admin) -------------------------------------------------------------------
 

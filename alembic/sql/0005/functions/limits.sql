@@ -33,12 +33,16 @@ as $$
                                  where j.queue_id = qq.id and j.state = 'h' limit 10001) h),
          qq.rate,
          qq.per,
-         (select count(*)::integer from q.rate_slot r
-           where r.queue_id = qq.id and r.n <= qq.rate and r.used_at > clock_timestamp() - qq.per),
-         (select case when count(*) filter (where r.used_at > clock_timestamp() - qq.per) >= qq.rate
-                      then min(r.used_at) + qq.per end
-            from q.rate_slot r where r.queue_id = qq.id and r.n <= qq.rate)
+         coalesce(w.started, 0),
+         -- A full window: the slot used longest ago frees first.
+         case when w.started >= qq.rate then w.oldest + qq.per end
     from q.queue qq
+    -- One read of the queue's rate slots: starts in the window, and the oldest stamp.
+    left join lateral (
+      select count(*) filter (where r.used_at > clock_timestamp() - qq.per)::integer as started,
+             min(r.used_at) as oldest
+        from q.rate_slot r where r.queue_id = qq.id and r.n <= qq.rate
+    ) w on qq.rate is not null
    where (limits.queue is null or qq.name = limits.queue)
      and (qq.concurrency is not null or qq.key_concurrency is not null or qq.rate is not null)
    order by qq.name

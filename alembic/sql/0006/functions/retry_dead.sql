@@ -39,22 +39,10 @@ begin
      where c.dedup_key is null
         or (c.nth = 1 and not exists (select from q.job j
                                         where j.queue_id = c.queue_id and j.dedup_key = c.dedup_key))
-  ), moved as (
-    delete from q.job_history h using chosen c where h.id = c.id
-    returning h.*
-  ), inserted as (
-    -- Same id, a fresh budget (attempt 0), the newest 20 earlier errors kept
-    -- and the concurrency key (a keyed job takes its key's slot or is held,
-    -- by the flow triggers): as q.retry.
-    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
-                       concurrency_key)
-    overriding system value
-    select m.id, m.queue_id, m.payload, clock_timestamp(), 'w', m.priority, m.max_attempts, m.dedup_key,
-           case when m.errors is not null then q.append_error(m.errors, '[]') end, m.concurrency_key
-      from moved m
-    returning 1
   )
-  select count(*) into v_retried from inserted;
+  -- Each through q.retry, oldest first: same id, a fresh budget, the newest 20 errors and
+  -- the concurrency key kept (a keyed job takes its key's slot or is held).
+  select count(q.retry(c.id)) into v_retried from (select c.id from chosen c order by c.finished_at, c.id) c;
   v_skipped := cardinality(v_ids) - v_retried;
 
   return query select v_retried, v_skipped,
