@@ -13,6 +13,7 @@
 \ir schema/065_flow.sql
 \ir schema/070_observe.sql
 \ir schema/071_job_page.sql
+\ir schema/075_key_rate.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -52,6 +53,7 @@
 \ir internal/flow_pass_key_slot.sql
 \ir internal/flow_sweep.sql
 \ir internal/flow_claim_jobs.sql
+\ir internal/flow_claim_keyed.sql
 \ir internal/flow_claim.sql
 \ir internal/flow_configure.sql
 \ir internal/flow_reasons.sql

@@ -20,7 +20,7 @@ select functions_are('q', array[
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
-  'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs',
+  'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed',
   'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
   'flow_want', 'flow_wake', 'flow_reasons',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev', 'next_slot', 'prev_slot',
@@ -49,7 +49,7 @@ select results_eq(
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[])'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
     ('q.cron_parse(text)'),
@@ -71,7 +71,8 @@ select results_eq(
     ('q.flow_block_reason(bigint)'),
     ('q.flow_claim(q.queue,integer,interval,integer)'),
     ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
-    ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[])'),
+    ('q.flow_claim_keyed(q.queue,integer,timestamp with time zone,integer,smallint[])'),
+    ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[],integer,interval)'),
     ('q.flow_pass_key_slot(integer,text,smallint)'),
     ('q.flow_reasons(q.job,q.queue)'),
     ('q.flow_sweep(integer,integer)'),
@@ -136,7 +137,7 @@ select results_eq(
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[]', 'q.queue'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval', 'q.queue'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
@@ -149,7 +150,7 @@ select results_eq(
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
-    ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone)'),
+    ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
     ('purge', 'queue text, max_rows integer DEFAULT 10000', 'TABLE(purged integer, more boolean)'),
@@ -187,7 +188,7 @@ select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
-select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[]) exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
 select has_function('q', 'stats', array['integer'], 'q.stats(int) exists');
 select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
 select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
@@ -225,7 +226,7 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.queue', 'q.configure returns q.queue');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.queue', 'q.configure returns q.queue');
 select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
 select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
@@ -260,7 +261,7 @@ select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is vo
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
-select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'volatile', 'q.configure is volatile');
 select volatility_is('q', 'stats', array['integer'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
 select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
 select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
@@ -298,7 +299,7 @@ select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER'
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
-select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.configure is SECURITY DEFINER');
 select is_definer('q', 'stats', array['integer'], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
 select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
@@ -330,7 +331,7 @@ select is(
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error',
                              'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
-                             'flow_claim_jobs', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
+                             'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
                              'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake', 'flow_reasons',
                              'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev',
                              'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules',
@@ -370,9 +371,9 @@ select is(
 -- Tables: the five of pgq, plus alembic_version when installed by Alembic.
 select tables_are('q',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
-        'queue_slot', 'key_slot', 'rate_slot', 'tally', 'throughput', 'throughput_total']
+        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total']
     || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, tally, throughput, throughput_total (and alembic_version under Alembic)');
+  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total (and alembic_version under Alembic)');
 
 select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
   'schema q has exactly the sequences behind the identities and the session keys');

@@ -10,12 +10,12 @@ select set_eq($$ select distinct check_name from q.health() $$,
 select set_eq($$ select object from q.health() where check_name = 'vacuum' $$,
   $$ values ('q.job'), ('q.job_history'), ('q.queue'), ('q.reaper_turn'), ('q.session'), ('q.tally'), ('q.throughput'),
             ('q.throughput_total'), ('q.enqueue_receipt'), ('q.schedule'), ('q.schedule_fire'), ('q.queue_slot'),
-            ('q.key_slot'), ('q.rate_slot') $$,
+            ('q.key_slot'), ('q.rate_slot'), ('q.key_rate_slot') $$,
   'dead rows and (auto)vacuum times for every pgq table');
 select ok((select bool_and(detail ? 'dead_rows' and detail ? 'last_autovacuum' and detail ? 'last_autoanalyze')
              from q.health() where check_name = 'vacuum'), 'each vacuum row has dead rows, last autovacuum and autoanalyze');
 select set_eq($$ select object, severity from q.health() where check_name = 'table_settings' $$,
-  $$ values ('q.job', 'ok'), ('q.tally', 'ok'), ('q.queue_slot', 'ok'), ('q.key_slot', 'ok'), ('q.rate_slot', 'ok') $$,
+  $$ values ('q.job', 'ok'), ('q.tally', 'ok'), ('q.queue_slot', 'ok'), ('q.key_slot', 'ok'), ('q.rate_slot', 'ok'), ('q.key_rate_slot', 'ok') $$,
   'the shipped storage parameters of q.job, q.tally and the slot tables are recognised (this list matches sql/schema/)');
 select ok((select bool_and(severity = 'ok') from q.health() where check_name = 'bloat')
           and exists (select from q.health() where check_name = 'bloat' and object = 'q.job_claim_idx'),

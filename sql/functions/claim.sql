@@ -56,9 +56,10 @@ begin
       using errcode = '22023',
             hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
   end if;
-  -- Flow control (issue 11): a queue with a concurrency or rate limit takes
-  -- slots first (sql/internal/flow_claim.sql); unlimited queues go on below.
-  if v_queue.concurrency is not null or v_queue.rate is not null then
+  -- Flow control (issue 11): a queue with a concurrency, rate or per-key
+  -- rate limit takes slots first (sql/internal/flow_claim.sql); unlimited
+  -- queues go on below.
+  if v_queue.concurrency is not null or v_queue.rate is not null or v_queue.key_rate is not null then
     return query select * from q.flow_claim(v_queue, claim.n, coalesce(claim.lease, v_queue.lease), v_owner);
     return;
   end if;

@@ -12,7 +12,9 @@ create or replace function q.configure(
   ordered          boolean  default null,
   rate             integer  default null,
   per              interval default null,
-  unlimit          text[]   default null
+  unlimit          text[]   default null,
+  key_rate         integer  default null,
+  key_per          interval default null
 )
 returns q.queue
 language plpgsql
@@ -48,14 +50,15 @@ begin
          retention = coalesce(configure.retention, qq.retention)
    where qq.id = v_queue.id;
   perform q.flow_configure(v_queue.id, configure.concurrency, configure.key_concurrency, configure.ordered,
-                           configure.rate, configure.per, configure.unlimit);
+                           configure.rate, configure.per, configure.unlimit,
+                           configure.key_rate, configure.key_per);
   select * into v_queue from q.queue qq where qq.id = v_queue.id;
   return v_queue;
 end
 $$;
 
-comment on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[]) is
-  'Changes a queue''s settings (NULL leaves one as it is) and returns them; creates the queue if needed. Defaults: lease 5 min, max_attempts 5, max_crashes 3, backoff 1 s doubling to 1 h, keep_completed false, retention 7 days. Flow control (all unlimited by default): concurrency = jobs running at once across all workers; key_concurrency = jobs per concurrency_key admitted (waiting or running) at once; ordered = a key''s jobs run one at a time in order (key_concurrency 1); rate starts per period per (sliding window; per defaults to 1 second); unlimit names limits to remove. Bad values raise 22023 and change nothing.';
+comment on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) is
+  'Changes a queue''s settings (NULL leaves one as it is) and returns them; creates the queue if needed. Defaults: lease 5 min, max_attempts 5, max_crashes 3, backoff 1 s doubling to 1 h, keep_completed false, retention 7 days. Flow control (all unlimited by default): concurrency = jobs running at once across all workers; key_concurrency = jobs per concurrency_key admitted (waiting or running) at once; ordered = a key''s jobs run one at a time in order (key_concurrency 1); rate starts per period per (sliding window; per defaults to 1 second); key_rate starts per key_per per concurrency_key (needs key_concurrency; key_per defaults to 1 second); unlimit names limits to remove. Bad values raise 22023 and change nothing.';
 
-revoke all on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[]) from public;
-grant execute on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[]) to pgq_admin;
+revoke all on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) from public;
+grant execute on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) to pgq_admin;

@@ -95,7 +95,10 @@ begin
   end if;
 
   -- Waiting or scheduled: every reason that applies, one row each.
-  if v_job.state = 's' and v_job.run_at > v_now then
+  -- (a job a key's rate put off is explained by q.flow_reasons below)
+  if v_job.state = 's' and v_job.run_at > v_now and v_job.rate_wait then
+    null;
+  elsif v_job.state = 's' and v_job.run_at > v_now then
     if v_last is not null and not coalesce((v_last ->> 'crashed')::boolean, false)
        and (v_last ->> 'attempt')::integer = v_job.attempt then
       return query select 'backing_off'::text,
@@ -157,7 +160,7 @@ end
 $$;
 
 comment on function q.explain(bigint) is
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
+  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
 
 revoke all on function q.explain(bigint) from public;
 grant execute on function q.explain(bigint) to pgq_viewer;

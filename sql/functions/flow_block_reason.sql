@@ -25,7 +25,7 @@ end
 $$;
 
 comment on function q.flow_block_reason(bigint) is
-  'Why a job is not running because of a flow-control limit: rows (code, reason) with code key_concurrency (held: its key''s slots are taken), concurrency (every queue slot is taken) or rate (the window is full, with the next allowed start); no row when no limit holds it. Raises P0002 for an unknown id.';
+  'Why a job is not running because of a flow-control limit: rows (code, reason) with code key_concurrency (held: its key''s slots are taken), concurrency (every queue slot is taken), rate (the window is full, with the next allowed start) or key_rate (its key''s window is full, or the job was put off until it frees); no row when no limit holds it. Raises P0002 for an unknown id.';
 
 revoke all on function q.flow_block_reason(bigint) from public;
 grant execute on function q.flow_block_reason(bigint) to pgq_viewer;

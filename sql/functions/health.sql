@@ -12,7 +12,7 @@ declare
   v_count    integer;
   v_naptime  interval := current_setting('autovacuum_naptime')::interval;
   v_owner    text := (select pg_catalog.pg_get_userbyid(n.nspowner) from pg_catalog.pg_namespace n where n.nspname = 'q');
-  -- What pgq ships (sql/schema/030_tables.sql, 065_flow.sql, 070_observe.sql
+  -- What pgq ships (sql/schema/030_tables.sql, 065_flow.sql, 070_observe.sql, 075_key_rate.sql
   -- and sql/server_settings.sql). pgtap/health/ checks these against a fresh install.
   v_shipped  constant jsonb := jsonb_build_object(
     'job', jsonb_build_array('autovacuum_analyze_scale_factor=0.05', 'autovacuum_vacuum_cost_delay=0',
@@ -23,7 +23,8 @@ declare
     -- Flow control's slot rows: room on each page for HOT updates of job_id.
     'queue_slot', jsonb_build_array('fillfactor=50'),
     'key_slot', jsonb_build_array('fillfactor=50'),
-    'rate_slot', jsonb_build_array('fillfactor=50'));
+    'rate_slot', jsonb_build_array('fillfactor=50'),
+    'key_rate_slot', jsonb_build_array('fillfactor=50'));
   v_naptime_shipped constant interval := '5 seconds';
   v_options  jsonb;
   v_dead_max numeric;

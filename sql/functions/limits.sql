@@ -10,7 +10,9 @@ returns table (
   rate              integer,
   per               interval,
   started_in_window integer,
-  next_start_at     timestamptz
+  next_start_at     timestamptz,
+  key_rate          integer,
+  key_per           interval
 )
 language sql
 stable
@@ -35,7 +37,9 @@ as $$
          qq.per,
          coalesce(w.started, 0),
          -- A full window: the slot used longest ago frees first.
-         case when w.started >= qq.rate then w.oldest + qq.per end
+         case when w.started >= qq.rate then w.oldest + qq.per end,
+         qq.key_rate,
+         qq.key_per
     from q.queue qq
     -- One read of the queue's rate slots: starts in the window, and the oldest stamp.
     left join lateral (
@@ -49,7 +53,7 @@ as $$
 $$;
 
 comment on function q.limits(text) is
-  'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs holding a concurrency slot, keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed.';
+  'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs holding a concurrency slot, keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed; the per-key rate (key_rate starts per key_per for each concurrency key).';
 
 revoke all on function q.limits(text) from public;
 grant execute on function q.limits(text) to pgq_viewer;

@@ -1,4 +1,4 @@
--- q.claim for a queue with a concurrency or rate limit (q.claim's unlimited
+-- q.claim for a queue with a concurrency, rate or per-key rate limit (q.claim's unlimited
 -- path stays as it was). Before taking jobs the claim locks as many free
 -- slots as it wants jobs, SKIP LOCKED, so two claimers never wait on each
 -- other and never both take one slot; each claimed job then records its
@@ -29,14 +29,15 @@ declare
   v_rate      integer;
   v_jobs      q.claimed_job[];
   v_got       integer := 0;
+  v_total     integer := 0;
   v_promoted  boolean := false;
   v_rate_capped boolean := false;
 begin
   -- What a limit did to this claim, for the caller (read in the same
   -- transaction; the worker's round statement reads it in its last branch):
-  -- pgq.claim_blocked = '' | 'concurrency' | 'rate' (the limit gave fewer
-  -- jobs than asked, or none); with 'rate', pgq.claim_retry_in = seconds
-  -- until the next rate slot frees.
+  -- pgq.claim_blocked = '' | 'concurrency' | 'rate' | 'key_rate' (the limit
+  -- gave fewer jobs than asked, or none); with 'rate' and 'key_rate',
+  -- pgq.claim_retry_in = seconds until the next rate slot frees.
   perform set_config('pgq.claim_blocked', '', true);
   perform set_config('pgq.claim_retry_in', '', true);
   loop
@@ -124,15 +125,19 @@ begin
       exit when v_cap = 0;
     end if;
 
-    -- 3. At most v_cap jobs; the i-th claimed takes the i-th slot.
-    if v_rc then
+    -- 3. At most v_cap jobs; the i-th claimed takes the i-th slot. A queue
+    -- with a per-key rate picks them one by one (sql/internal/flow_claim_keyed.sql).
+    if (flow_claim.queue).key_rate is not null then
+      v_jobs := array(select c from q.flow_claim_keyed(flow_claim.queue, v_cap, v_until, flow_claim.owner, v_slots) c);
+    elsif v_rc then
       v_jobs := array(select c from q.flow_claim_jobs((flow_claim.queue).id, (flow_claim.queue).name, v_cap, v_until, flow_claim.owner, v_slots) c);
     else
       v_jobs := array(select c from q.claim_under_snapshot((flow_claim.queue).id, (flow_claim.queue).name, v_cap, v_until, flow_claim.owner) c);
     end if;
     v_got := coalesce(cardinality(v_jobs), 0);
+    v_total := v_total + v_got;
     for i in 1 .. v_got loop
-      if v_slots is not null and not v_rc then
+      if v_slots is not null and not v_rc and (flow_claim.queue).key_rate is null then
         update q.job j set queue_slot = v_slots[i] where j.id = (v_jobs[i]).id and j.state = 'r';
         update q.queue_slot s set job_id = (v_jobs[i]).id
          where s.queue_id = (flow_claim.queue).id and s.n = v_slots[i];
@@ -151,7 +156,12 @@ begin
     v_cap := v_cap - v_got;
   end loop;
 
-  if v_rate_capped then
+  -- Short on a keyed queue: a listening claimer wants the NOTIFY of the next
+  -- held job admitted, as q.claim's unlimited path asks.
+  if v_total < flow_claim.n and (flow_claim.queue).key_concurrency is not null then
+    perform q.flow_want((flow_claim.queue).id);
+  end if;
+  if v_rate_capped and current_setting('pgq.claim_blocked') <> 'key_rate' then
     perform set_config('pgq.claim_blocked', 'rate', true);
     -- The slot used longest ago (ours included) is the next to free.
     perform set_config('pgq.claim_retry_in',
@@ -167,6 +177,6 @@ end
 $$;
 
 comment on function q.flow_claim(q.queue, integer, interval, integer) is
-  'q.claim''s path for a queue with a concurrency or rate limit: claims at most as many jobs as it could lock free slots (SKIP LOCKED), records the queue slot on each job and stamps a rate slot per start; sets pgq.claim_blocked (transaction-local) to concurrency or rate when a limit left it with nothing.';
+  'q.claim''s path for a queue with a concurrency, rate or per-key rate limit: claims at most as many jobs as it could lock free slots (SKIP LOCKED), records the queue slot on each job and stamps a rate slot per start (a per-key rate: q.flow_claim_keyed); sets pgq.claim_blocked (transaction-local) to concurrency, rate or key_rate when a limit left it short.';
 
 revoke all on function q.flow_claim(q.queue, integer, interval, integer) from public;

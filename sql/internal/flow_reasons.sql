@@ -22,6 +22,15 @@ begin
     return next;
     return;
   end if;
+  if (flow_reasons.job).state = 's' and (flow_reasons.job).rate_wait
+     and (flow_reasons.job).run_at > clock_timestamp() then
+    code := 'key_rate';
+    reason := format('put off by the rate of concurrency key %L: at most %s start(s) per %s, and its next start is allowed at %s',
+                     (flow_reasons.job).concurrency_key, (flow_reasons.queue).key_rate,
+                     (flow_reasons.queue).key_per, (flow_reasons.job).run_at);
+    return next;
+    return;
+  end if;
   if (flow_reasons.job).state <> 'w' then
     return;  -- running, or scheduled for later: not held by a limit
   end if;
@@ -45,10 +54,22 @@ begin
       return next;
     end if;
   end if;
+  if (flow_reasons.queue).key_rate is not null and (flow_reasons.job).concurrency_key is not null then
+    select min(r.used_at) + (flow_reasons.queue).key_per into v_next
+      from q.key_rate_slot r
+     where r.queue_id = (flow_reasons.job).queue_id and r.key = (flow_reasons.job).concurrency_key
+       and r.n <= (flow_reasons.queue).key_rate;
+    if v_next > clock_timestamp() then
+      code := 'key_rate';
+      reason := format('waiting: concurrency key %L started %s jobs in the last %s; its next start is allowed at %s (the next claim puts the job off until then)',
+                       (flow_reasons.job).concurrency_key, (flow_reasons.queue).key_rate, (flow_reasons.queue).key_per, v_next);
+      return next;
+    end if;
+  end if;
 end
 $$;
 
 comment on function q.flow_reasons(q.job, q.queue) is
-  'The flow-control reasons a job (with its queue row) is not running: key_concurrency (held), concurrency (every queue slot taken), rate (the window is full). Shared by q.flow_block_reason and q.explain.';
+  'The flow-control reasons a job (with its queue row) is not running: key_concurrency (held), concurrency (every queue slot taken), rate (the window is full), key_rate (its key''s window is full, or the job was put off until it frees). Shared by q.flow_block_reason and q.explain.';
 
 revoke all on function q.flow_reasons(q.job, q.queue) from public;

@@ -1,4 +1,4 @@
--- Admission of a keyed job (see sql/schema/050_flow.sql): the job gets one of
+-- Admission of a keyed job (see sql/schema/065_flow.sql): the job gets one of
 -- its key's slots now, or is held until a slot passes to it. Called by the
 -- admission trigger for each job that becomes due with a concurrency key on a
 -- queue with key_concurrency, so enqueue, enqueue_many, retry and promotion
@@ -21,6 +21,13 @@ begin
     insert into q.key_slot (queue_id, key, n)
     select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
       from generate_series(1, flow_take_key_slot.k) g
+    on conflict do nothing;
+    -- And the key's rate slots, on a queue with a per-key rate (0007), so
+    -- that claims find them made.
+    insert into q.key_rate_slot (queue_id, key, n)
+    select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
+      from q.queue qq, generate_series(1, qq.key_rate) g
+     where qq.id = flow_take_key_slot.queue_id and qq.key_rate is not null
     on conflict do nothing;
   end if;
 
