@@ -79,14 +79,16 @@ RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
 # The columns named, not q.queue's every column: a setting added later must not break the record.
-# The flow-control columns (revision 0005) are read through to_jsonb, so the same select runs on an
-# older database (NULL there); the limits are sent only when given (CONFIGURE_FORMS).
+# The flow-control columns (revision 0005) and the per-key rate (0007) are read through to_jsonb, so
+# the same select runs on an older database (NULL there); the limits are sent only when given
+# (CONFIGURE_FORMS).
 _CONFIGURED = (
     "select c.name as queue, c.paused, c.lease, c.max_attempts, c.max_crashes, c.backoff_base, c.backoff_max,"
     " c.keep_completed, c.retention, (to_jsonb(c)->>'concurrency')::integer as concurrency,"
     " (to_jsonb(c)->>'key_concurrency')::integer as key_concurrency,"
     " coalesce((to_jsonb(c)->>'ordered')::boolean, false) as ordered,"
-    " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per"
+    " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per,"
+    " (to_jsonb(c)->>'key_rate')::integer as key_rate, (to_jsonb(c)->>'key_per')::interval as key_per"
 )
 CONFIGURE = (
     _CONFIGURED
@@ -99,9 +101,18 @@ CONFIGURE_FLOW = (
     " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
     " ordered => %s, rate => %s, per => %s, unlimit => %s) c"
 )
+# With a per-key rate (revision 0007): every argument.
+CONFIGURE_KEY_RATE = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
+    " ordered => %s, rate => %s, per => %s, unlimit => %s, key_rate => %s, key_per => %s) c"
+)
 CONFIGURE_FORMS: Forms = (
     (CONFIGURE, ()),
     (CONFIGURE_FLOW, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit")),
+    (CONFIGURE_KEY_RATE, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit", "key_rate",
+                          "key_per")),
 )
 LIMITS = "select * from q.limits(queue => %s)"
 STATS = "select * from q.stats(exact_up_to => %s)"

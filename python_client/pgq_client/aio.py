@@ -272,16 +272,22 @@ async def configure(
     rate: int | None = None,
     per: timedelta | None = None,
     unlimit: Sequence[Limit | str] | None = None,
+    key_rate: int | None = None,
+    key_per: timedelta | None = None,
 ) -> QueueSettings:
     """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
 
     Creates the queue with the defaults first if it has never been used. ``concurrency``,
     ``key_concurrency``, ``ordered``, ``rate``/``per`` and ``unlimit`` (names of limits to remove)
-    are flow control (revision 0005); a call without them runs on older databases too. Bad values
-    raise ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
+    are flow control (revision 0005); ``key_rate``/``key_per`` (at most key_rate starts of one
+    concurrency key in any window of key_per, 1 second unless given; needs ``key_concurrency``;
+    ``unlimit=[Limit.KEY_RATE]`` removes it) arrive with revision 0007. A call without them runs
+    on older databases too. Bad values raise ``psycopg.errors.InvalidParameterValue`` (22023) and
+    change nothing.
     """
     optional = {"concurrency": concurrency, "key_concurrency": key_concurrency, "ordered": ordered, "rate": rate,
-                "per": per, "unlimit": [str(u) for u in unlimit] if unlimit is not None else None}
+                "per": per, "unlimit": [str(u) for u in unlimit] if unlimit is not None else None,
+                "key_rate": key_rate, "key_per": key_per}
     statement, names = sql.oldest_form(sql.CONFIGURE_FORMS, optional)
     params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
     async with conn.cursor(row_factory=class_row(QueueSettings)) as cur:
@@ -292,7 +298,8 @@ async def configure(
 
 
 async def limits(conn: AsyncConnection, queue: str | None = None) -> list[QueueLimits]:
-    """Every limited queue's limits and how full they are now (``q.limits``, admin; revision 0005)."""
+    """Every limited queue's limits and how full they are now (``q.limits``, admin; revision 0005; the
+    per-key rate, ``key_rate``/``key_per``, from revision 0007)."""
     async with conn.cursor(row_factory=class_row(QueueLimits)) as cur:
         await cur.execute(sql.LIMITS, (queue,))
         return await cur.fetchall()

@@ -186,6 +186,7 @@ class Limit(_Kind):
     CONCURRENCY = "concurrency"
     KEY_CONCURRENCY = "key_concurrency"
     RATE = "rate"
+    KEY_RATE = "key_rate"  # revision 0007
 
 
 class CatchUp(_Kind):
@@ -237,6 +238,9 @@ class QueueSettings:
     ordered: bool = False
     rate: int | None = None
     per: timedelta | None = None
+    # Per-key rate (revision 0007; None on an older database).
+    key_rate: int | None = None
+    key_per: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +258,10 @@ class QueueLimits:
     per: timedelta | None
     started_in_window: int
     next_start_at: datetime | None
+    # Per-key rate: at most key_rate starts of one concurrency key per key_per (revision 0007; None
+    # on an older database, whose q.limits has no such columns).
+    key_rate: int | None = None
+    key_per: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)

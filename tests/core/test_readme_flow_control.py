@@ -17,7 +17,7 @@ def flow_control_blocks() -> list[str]:
 
 def test_every_flow_control_example_runs(db_url: str) -> None:
     blocks = flow_control_blocks()
-    assert len(blocks) >= 4  # one per feature: concurrency, keys, ordered, rate
+    assert len(blocks) >= 5  # one per feature: concurrency, keys, ordered, rate, rate per key
     for block in blocks:
         result = subprocess.run(
             ["psql", db_url, "-qX", "-v", "ON_ERROR_STOP=1", "-c", block], capture_output=True, text=True

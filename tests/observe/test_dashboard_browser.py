@@ -146,6 +146,13 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         assert row.find_element(By.CSS_SELECTOR, "td.concurrency").text == "1 / 1 full"
         assert row.find_element(By.CSS_SELECTOR, "td.held").text == "2"
         assert not browser.find_elements(By.CSS_SELECTOR, 'tr[data-queue="emails"]')  # no limit, not listed
+        if installed(db_url, "flow_claim_keyed"):  # the per-key rate (revision 0007)
+            assert row.find_element(By.CSS_SELECTOR, "td.key-rate").text == "–"
+            with psycopg.connect(db_url, autocommit=True) as conn:
+                conn.execute("select q.configure('reports', key_rate => 10, key_per => '1 minute')")
+            browser.get(base + "/limits")
+            row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#limits tr[data-queue="reports"]')))
+            assert row.find_element(By.CSS_SELECTOR, "td.key-rate").text == "10 per 0:01:00"
 
         # Health (q.health): every check of a fresh install; pages whose SQL is not installed say so.
         browser.get(base + "/health")

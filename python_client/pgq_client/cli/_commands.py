@@ -392,6 +392,12 @@ def configure(
         bool | None, typer.Option("--ordered/--unordered", help="A key's jobs one after another, in order.")] = None,
     rate: Annotated[int | None, typer.Option(help="At most R starts per --per window.")] = None,
     per: Annotated[str | None, typer.Option(help="The rate window: 1s (default with --rate), 1m, 1h.")] = None,
+    key_rate: Annotated[
+        int | None, typer.Option("--key-rate", help="At most R starts per concurrency key per --key-per window"
+                                 " (needs --key-concurrency; revision 0007).")] = None,
+    key_per: Annotated[
+        str | None, typer.Option("--key-per", help="The per-key rate window: 1s (default with --key-rate), 1m.")
+    ] = None,
     unlimit: Annotated[
         list[str] | None, typer.Option(help=f"Remove a limit: {', '.join(LIMITS)} (repeatable).")] = None,
 ) -> None:
@@ -400,17 +406,19 @@ def configure(
         if name not in LIMITS:
             raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
     window = parse_every(per, "--per") if per is not None else (timedelta(seconds=1) if rate is not None else None)
+    key_window = (parse_every(key_per, "--key-per") if key_per is not None
+                  else (timedelta(seconds=1) if key_rate is not None else None))
     with database() as conn:
         row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
                               max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
-                              unlimit=unlimit)
+                              unlimit=unlimit, key_rate=key_rate, key_per=key_window)
     out.print(settings_table(row))
 
 
 @app.command()
 def limits(queue: Annotated[str | None, typer.Argument(help="Only this queue.")] = None) -> None:
-    """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window."""
+    """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window, key rate."""
     with database() as conn:
         out.print(limits_table(calls.limits(conn, queue)))
 

@@ -59,7 +59,8 @@ def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
 def limits_table(rows: list[QueueLimits]) -> Table:
     table = Table(title="pgq limits", title_justify="left")
     for name, justify in (("queue", "left"), ("running / concurrency", "right"), ("busy keys", "right"),
-                          ("per key", "left"), ("held", "right"), ("rate window", "right"), ("next start", "left")):
+                          ("per key", "left"), ("key rate", "right"), ("held", "right"), ("rate window", "right"),
+                          ("next start", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for r in rows:
         full = r.concurrency is not None and r.running >= r.concurrency
@@ -68,11 +69,13 @@ def limits_table(rows: list[QueueLimits]) -> Table:
                       f"{r.busy_keys:,}" if r.key_concurrency is not None else "-",
                       (f"at most {r.key_concurrency}" + (", ordered" if r.ordered else ""))
                       if r.key_concurrency is not None else "-",
+                      f"{r.key_rate:,}/{_window(r.key_per)}" if r.key_rate and r.key_per else "-",
                       "> 10,000" if r.held > 10000 else f"{r.held:,}",
                       f"{r.started_in_window:,} / {r.rate:,} per {_whole(r.per)}" if r.rate and r.per else "-",
                       _when(r.next_start_at))
     if not rows:
-        table.caption = "no queue has a limit (pgq configure QUEUE --concurrency N, --key-concurrency K, --rate R)"
+        table.caption = ("no queue has a limit (pgq configure QUEUE --concurrency N, --key-concurrency K, --rate R,"
+                         " --key-rate R)")
     return table
 
 
@@ -81,9 +84,9 @@ def settings_table(row: QueueSettings) -> Table:
     table.add_column("setting")
     table.add_column("value")
     for name in ("paused", "lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max", "keep_completed",
-                 "retention", "concurrency", "key_concurrency", "ordered", "rate", "per"):
+                 "retention", "concurrency", "key_concurrency", "ordered", "rate", "per", "key_rate", "key_per"):
         value = getattr(row, name)
-        table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
+        table.add_row(name, "-" if value is None else _window(value) if isinstance(value, timedelta) else str(value))
     return table
 
 
@@ -100,6 +103,12 @@ def _whole(value: timedelta) -> str:
         if seconds % size == 0:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+def _window(value: timedelta) -> str:
+    """Like _whole, but a window of a fraction of a second (key_per => '500 ms') is not shown as 0s."""
+    seconds = value.total_seconds()
+    return _whole(value) if seconds == int(seconds) else f"{seconds:g}s"
 
 
 def _local(value: datetime | None, zone: str) -> str:

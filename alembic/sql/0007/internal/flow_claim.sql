@@ -30,6 +30,7 @@ declare
   v_jobs      q.claimed_job[];
   v_got       integer := 0;
   v_total     integer := 0;
+  v_due       timestamptz;
   v_promoted  boolean := false;
   v_rate_capped boolean := false;
 begin
@@ -160,6 +161,23 @@ begin
   -- held job admitted, as q.claim's unlimited path asks.
   if v_total < flow_claim.n and (flow_claim.queue).key_concurrency is not null then
     perform q.flow_want((flow_claim.queue).id);
+  end if;
+  -- Short, with nothing said yet, on a queue with a per-key rate: jobs an
+  -- earlier claim (perhaps another worker's) put off may be due soon; say
+  -- when the first is, so a worker comes back then and not at the reaper's
+  -- next promotion. One look at the queue's first 100 scheduled jobs.
+  if v_total < flow_claim.n and (flow_claim.queue).key_rate is not null
+     and current_setting('pgq.claim_blocked') = '' then
+    select min(x.run_at) into v_due
+      from (select j.run_at, j.rate_wait from q.job j
+             where j.queue_id = (flow_claim.queue).id and j.state = 's'
+             order by j.run_at
+             limit 100) x
+     where x.rate_wait;
+    if v_due is not null then
+      perform set_config('pgq.claim_blocked', 'key_rate', true);
+      perform set_config('pgq.claim_retry_in', greatest(extract(epoch from v_due - clock_timestamp()), 0)::text, true);
+    end if;
   end if;
   if v_rate_capped and current_setting('pgq.claim_blocked') <> 'key_rate' then
     perform set_config('pgq.claim_blocked', 'rate', true);
