@@ -42,7 +42,7 @@ NEW_SIGNATURES = (
     " integer, integer, boolean, integer, interval, text[], integer, interval)",
     "q.flow_configure(integer, integer, integer, boolean, integer, interval, text[], integer, interval)",
     "q.limits(text)",
-    "q.flow_claim_keyed(q.queue, integer, timestamptz, integer, smallint[])",
+    "q.flow_claim_keyed(q.queue, integer, timestamptz, timestamptz, integer, smallint[])",
 )
 # Jobs a key rate put off are waiting again (their key slot kept); then the tables go.
 DROP_TABLES = """

@@ -10,6 +10,15 @@
    time `pgq.claim_retry_in` says. Started jobs per second, and the most
    starts in any 1 s window (from each claim's own timestamp, lease_until -
    lease), against the limit.
+3. A per-key rate (revision 0007): 100 keys x key_concurrency 10, key_rate 10
+   per 1 s (at most 1,000 starts/s in all), held for 30 s (quick: 5 s) by the
+   same 10 Python clients. Started jobs per second and the fullest 1 s window
+   of each key, from every slot stamp a claim committed (a trigger of the
+   bench's database records them: a key's stamp is taken inside the claim,
+   a little after lease_until - lease, so those would not do). And what the
+   per-key rate path costs a claim: pgbench, claims of 10, on the same 100
+   keys x key_concurrency 10 without a rate and with one that never binds
+   (key_rate 10 per 1 ms).
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import threading
 import time
 from collections import defaultdict
 from datetime import timedelta
+from typing import Any
 
 import psycopg
 
@@ -38,6 +48,28 @@ SCRIPT = (
 )
 KEYS = 1000
 RATE = 1000
+# The per-key rate: KR_KEYS keys, KR_CONCURRENCY running and KR_RATE starts per second each.
+KR_KEYS, KR_CONCURRENCY, KR_RATE = 100, 10, 10
+KR_SETTINGS = f"key_concurrency => {KR_CONCURRENCY}, key_rate => {KR_RATE}, key_per => '1 second'"
+# The same keys without a rate, and with one that never binds: what the per-key rate path costs.
+KR_COST_VARIANTS = [
+    (f"{KR_KEYS} keys x key_concurrency {KR_CONCURRENCY}", "bench_flow_kc", f"key_concurrency => {KR_CONCURRENCY}"),
+    (f"the same + key_rate {KR_RATE} per 1 ms (never binds)", "bench_flow_kr",
+     f"key_concurrency => {KR_CONCURRENCY}, key_rate => {KR_RATE}, key_per => '1 millisecond'"),
+]
+# Every stamp of a per-key rate slot a claim commits (the bench database's own trigger, not pgq's).
+STAMPS = """
+create table key_rate_stamp (key text, used_at timestamptz);
+grant insert on key_rate_stamp to public;
+create function key_rate_stamp_log() returns trigger language plpgsql
+set search_path = pg_catalog, pg_temp as $$
+begin
+  insert into public.key_rate_stamp (key, used_at) values (new.key, new.used_at);
+  return null;
+end $$;
+create trigger key_rate_stamp_log after update of used_at on q.key_rate_slot
+  for each row when (new.used_at is distinct from old.used_at) execute function key_rate_stamp_log();
+"""
 LEASE = timedelta(minutes=5)
 
 # (label, database, queue settings or None for unlimited, keyed)
@@ -48,10 +80,10 @@ VARIANTS = [
 ]
 
 
-def _fill(conn: psycopg.Connection, n: int, keyed: bool) -> None:
+def _fill(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> None:
     qid = databases.queue_id(conn)
     # (pgq@0002 has no concurrency_key column: unkeyed queues leave it out)
-    column, key = (", concurrency_key", f", 'k' || (g %% {KEYS})") if keyed else ("", "")
+    column, key = (", concurrency_key", f", 'k' || (g %% {keys})") if keyed else ("", "")
     with conn.transaction():
         conn.execute("set local pgq.notify = off")
         # Straight into q.job (set-up only); the admission trigger still gives
@@ -62,12 +94,16 @@ def _fill(conn: psycopg.Connection, n: int, keyed: bool) -> None:
             (qid, n))
 
 
-def _reset(conn: psycopg.Connection, n: int, keyed: bool) -> None:
+def _reset(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> None:
     conn.execute("delete from q.job")
     if conn.execute("select to_regclass('q.queue_slot') is not null").fetchone()[0]:  # not at pgq@0002
         conn.execute("update q.queue_slot set job_id = null")
         conn.execute("delete from q.key_slot")
-    _fill(conn, n, keyed)
+    if conn.execute("select to_regclass('q.key_rate_slot') is not null").fetchone()[0]:  # from 0007
+        # (vacuumed too: every start rewrites a slot row and its used_at index entry, no HOT update)
+        conn.execute("delete from q.key_rate_slot")
+        conn.execute("vacuum q.key_rate_slot")
+    _fill(conn, n, keyed, keys)
     conn.execute("vacuum (analyze) q.job")
 
 
@@ -202,6 +238,127 @@ def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
             "fullest_window": fullest, "errors": len(errors), "error_sample": errors[:3]}
 
 
+def key_rate_cost(ctx: Context, backlog: int, seconds: int, reps: int,
+                  cpu_runs: int) -> tuple[dict[str, list[tuple[float, float]]], dict[str, list[float]]]:
+    """pgbench claims of BATCH on KR_KEYS keys, without a per-key rate and with one that never binds.
+
+    Per pgbench run: (jobs/s, claims/s); then server time per job (CPU_BLOCK, one session), cpu_runs each.
+    """
+    srv = ctx.server
+    for _, db, settings in KR_COST_VARIANTS:
+        databases.new_pgq(srv, db)
+        with srv.connect(db) as conn:
+            conn.execute(f"select q.configure('bench', {settings})")
+    out: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for rep in range(reps):
+        for label, db, _ in ctx.order(KR_COST_VARIANTS, rep):
+            with srv.connect(db) as conn:
+                _reset(conn, backlog, True, KR_KEYS)
+            ctx.log(f"flow: run {rep + 1}/{reps}, {label}, claims of {BATCH}")
+            r = pgbench.run(srv, db, SCRIPT.replace("BATCH", str(BATCH)), CLIENTS, seconds)
+            if r.failed:
+                raise RuntimeError(f"{label}: {r.failed} failed transactions")
+            with srv.connect(db) as conn:
+                left = conn.execute("select count(*) from q.job").fetchone()[0]
+            if left == 0:
+                raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
+            out[label].append(((backlog - left) / seconds, r.tps))
+    cpu: dict[str, list[float]] = defaultdict(list)
+    for _, db, _ in KR_COST_VARIANTS:
+        with srv.connect(db) as conn:
+            _reset(conn, 4000 * cpu_runs + 10_000, True, KR_KEYS)
+    for rep in range(cpu_runs):
+        for label, db, _ in ctx.order(KR_COST_VARIANTS, rep):
+            notes: list[str] = []
+            with srv.connect(db) as conn:
+                conn.add_notice_handler(lambda d, sink=notes: sink.append(d.message_primary or ""))
+                conn.execute(CPU_BLOCK)  # warm: the session's first call compiles and plans the functions
+                conn.execute(CPU_BLOCK)
+            cpu[label].append([float(n.split()[-1]) for n in notes if n.startswith("pgq-us-per-job")][-1])
+    for _, db, _ in KR_COST_VARIANTS:
+        srv.drop(db)
+    return out, cpu
+
+
+def _quartile(values: list[float]) -> float:
+    return sorted(values)[len(values) // 4]
+
+
+def most_in_window(times: list[float], per: float = 1.0) -> int:
+    """The most of ``times`` (seconds) in any window [t, t + per) starting at one of them."""
+    times = sorted(times)
+    most, j = 0, 0
+    for i, t in enumerate(times):
+        while t - times[j] >= per:
+            j += 1
+        most = max(most, i - j + 1)
+    return most
+
+
+def held_key_rate(ctx: Context, seconds: float) -> dict[str, Any]:
+    """KR_RATE starts per second for each of KR_KEYS keys for `seconds`: started/s, each key's fullest window."""
+    srv = ctx.server
+    db = "bench_flow_key_rate"
+    databases.new_pgq(srv, db)
+    with srv.connect(db) as conn:
+        conn.execute(f"select q.configure('bench', {KR_SETTINGS})")
+        conn.execute(STAMPS)
+        _fill(conn, int(KR_KEYS * KR_RATE * (seconds + 5)), True, KR_KEYS)
+        conn.execute("vacuum (analyze) q.job")
+    claimed = [0]
+    claims = [0]
+    errors: list[str] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def client() -> None:
+        with srv.connect(db) as conn:
+            while time.monotonic() < stop:
+                try:
+                    with conn.transaction():
+                        rows = conn.execute("select id, token from q.claim('bench', %s, lease => %s)",
+                                            (BATCH, LEASE)).fetchall()
+                        wait = conn.execute("select current_setting('pgq.claim_retry_in', true)").fetchone()[0]
+                    if rows:
+                        conn.execute("select count(*) from q.complete_many(%s, %s)",
+                                     ([r[0] for r in rows], [r[1] for r in rows]))
+                    with lock:
+                        claimed[0] += len(rows)
+                        claims[0] += 1
+                    if not rows and wait:
+                        # At least 5 ms, as the worker does: "0" means a free slot another claim holds.
+                        time.sleep(min(max(float(wait), 0.005), 0.05))
+                except psycopg.Error as exc:
+                    with lock:
+                        errors.append(f"{exc.sqlstate}: {exc}")
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stamps: dict[str, list[float]] = defaultdict(list)
+    with srv.connect(db) as conn:
+        for key, at in conn.execute("select key, extract(epoch from used_at)::float8 from key_rate_stamp"):
+            stamps[key].append(at)
+    srv.drop(db)
+    starts = sorted(t for ts in stamps.values() for t in ts)
+    # As for the queue's rate: the first second is a burst (every key's KR_RATE at once, by design);
+    # count the starts in the whole seconds that follow the first, up to the last full one of the run.
+    window = max(1, int(seconds) - 1)
+    counted = sum(1 for s in starts if s < starts[0] + window) if starts else 0
+    fullest = {key: most_in_window(ts) for key, ts in stamps.items()}
+    if errors:
+        ctx.log(f"flow: key-rate clients saw errors, e.g. {errors[0]}")
+    return {"started": len(starts), "claimed": claimed[0], "claims": claims[0], "keys": len(stamps),
+            "per_second": counted / window, "window": window, "seconds": seconds,
+            "fullest_window": max(fullest.values(), default=0),
+            "fullest_least": min(fullest.values(), default=0),
+            "key_most": max(map(len, stamps.values()), default=0),
+            "key_least": min(map(len, stamps.values()), default=0),
+            "errors": len(errors), "error_sample": errors[:3]}
+
+
 def run(ctx: Context) -> Section:
     quick = ctx.profile.name == "quick"
     # Enough that no variant drains it (unlimited claims of 10 ran 25,000+ jobs/s on a quiet 2-core box).
@@ -210,6 +367,14 @@ def run(ctx: Context) -> Section:
     reps = 1 if quick else 3
     by_batch = {b: claims(ctx, backlog, seconds, reps, b) for b in BATCHES}
     held = held_rate(ctx, 5.0 if quick else 60.0)
+    key_held = held_key_rate(ctx, 5.0 if quick else 30.0)
+    # (keyed rows are slow to restore: every one goes through admission; ~8,000 jobs/s at most here)
+    kr_backlog = 30_000 if quick else 200_000
+    kr_cost, kr_cpu = key_rate_cost(ctx, kr_backlog, seconds, reps, 3 if quick else 9)
+    kr_med = {k: (median([j for j, _ in v]), median([c for _, c in v])) for k, v in kr_cost.items()}
+    kr_base, kr_rated = (kr_med[label] for label, _, _ in KR_COST_VARIANTS)
+    kr_ratio = ratio(kr_rated[0], kr_base[0])
+    kr_all = KR_KEYS * KR_RATE
     cpu = cpu_per_job(ctx, 3 if quick else 15)
     meds = {b: {k: median(v) for k, v in r.items()} for b, r in by_batch.items()}
     med = meds[BATCHES[0]]
@@ -228,7 +393,13 @@ def run(ctx: Context) -> Section:
             f"each queue in its own database with {backlog:,} waiting jobs restored and "
             f"vacuumed before every run; median of {reps} (order alternating). Rate: {CLIENTS} Python threads, "
             f"claim {BATCH} + complete, `rate => {RATE}, per => '1 second'`, "
-            f"{'5' if quick else '60'} s; a claim the limit left empty sleeps `pgq.claim_retry_in` (at most 50 ms)."
+            f"{'5' if quick else '60'} s; a claim the limit left empty sleeps `pgq.claim_retry_in` (at most 50 ms). "
+            f"Per-key rate: the same clients, {KR_KEYS} keys, `{KR_SETTINGS}`, {key_held['seconds']:.0f} s "
+            "(an empty claim sleeps `pgq.claim_retry_in`, at least 5 ms and at most 50 ms); starts and windows "
+            "from every key slot stamp a claim committed (a trigger of the bench's database logs them); its cost: "
+            f"pgbench as above, claims of {BATCH}, the same keys with no rate and with one that never binds, "
+            f"median of {reps} (order alternating), each from a backlog of "
+            f"{kr_backlog:,}."
         ),
         tables=[
             *tables,
@@ -243,6 +414,26 @@ def run(ctx: Context) -> Section:
                 ["most starts in any 1 s window", f"{held['fullest_window']:,}"],
                 ["errors (serialization failures or other)", str(held["errors"])],
             ]),
+            Table(caption=f"per-key rate: {KR_KEYS} keys x key_concurrency {KR_CONCURRENCY}, key_rate {KR_RATE} "
+                          f"per 1 s (at most {kr_all:,} starts/s in all)",
+                  headers=["figure", "value"], rows=[
+                      ["jobs started (slot stamps)", f"{key_held['started']:,}"],
+                      ["jobs the clients claimed", f"{key_held['claimed']:,}"],
+                      ["claims (empty ones too)", f"{key_held['claims']:,}"],
+                      [f"started per second over the first {key_held['window']} s", f"{key_held['per_second']:.1f}"],
+                      ["keys that started jobs", f"{key_held['keys']}"],
+                      ["jobs started per key (least / most)", f"{key_held['key_least']:,} / {key_held['key_most']:,}"],
+                      ["most starts of one key in any 1 s window (highest key / lowest key)",
+                       f"{key_held['fullest_window']} / {key_held['fullest_least']}"],
+                      ["errors (serialization failures or other)", str(key_held["errors"])],
+                  ]),
+            Table(caption=f"what the per-key rate path costs: pgbench, {CLIENTS} clients, claims of {BATCH}; server "
+                          f"time per job (claim 10 + complete_many, one session, lower quartile of "
+                          f"{len(next(iter(kr_cpu.values())))} runs of 2,000 jobs)",
+                  headers=["queue", "jobs/s", "claims/s", "vs no rate", "server us/job"],
+                  rows=[[label, rate(kr_med[label][0]), rate(kr_med[label][1]),
+                         f"{ratio(kr_med[label][0], kr_base[0]):.2f}", f"{_quartile(kr_cpu[label]):.1f}"]
+                        for label, _, _ in KR_COST_VARIANTS]),
         ],
     )
     for rev in ctx.revisions:
@@ -268,6 +459,14 @@ def run(ctx: Context) -> Section:
         Target(f"rate {RATE}/s: never more than {RATE} starts in any 1 s window", held["fullest_window"] <= RATE,
                f"at most {held['fullest_window']}"),
         Target("0 serialization failures", held["errors"] == 0, f"{held['errors']} errors"),
+        Target(f"per-key rate {KR_RATE}/s x {KR_KEYS} keys: started/s within 1% of {kr_all:,}/s",
+               abs(key_held["per_second"] / kr_all - 1) <= 0.01, f"{key_held['per_second']:.1f}/s"),
+        Target(f"per-key rate {KR_RATE}/s: never more than {KR_RATE} starts of a key in any 1 s window",
+               key_held["fullest_window"] <= KR_RATE, f"at most {key_held['fullest_window']}"),
+        Target("per-key rate: 0 serialization failures", key_held["errors"] == 0, f"{key_held['errors']} errors"),
+        Target(f"a per-key rate that never binds >= 0.5x key_concurrency {KR_CONCURRENCY} alone (jobs/s)",
+               kr_ratio >= 0.5, f"{kr_ratio:.2f}x"),
     ]
-    sec.data = {"rates": {str(b): r for b, r in by_batch.items()}, "held": held, "cpu": cpu}
+    sec.data = {"rates": {str(b): r for b, r in by_batch.items()}, "held": held, "cpu": cpu,
+                "key_rate": key_held, "key_rate_cost": kr_cost, "key_rate_cpu": kr_cpu}
     return sec

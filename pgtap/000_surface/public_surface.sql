@@ -71,7 +71,7 @@ select results_eq(
     ('q.flow_block_reason(bigint)'),
     ('q.flow_claim(q.queue,integer,interval,integer)'),
     ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
-    ('q.flow_claim_keyed(q.queue,integer,timestamp with time zone,integer,smallint[])'),
+    ('q.flow_claim_keyed(q.queue,integer,timestamp with time zone,timestamp with time zone,integer,smallint[])'),
     ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[],integer,interval)'),
     ('q.flow_pass_key_slot(integer,text,smallint)'),
     ('q.flow_reasons(q.job,q.queue)'),

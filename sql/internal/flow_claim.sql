@@ -129,7 +129,7 @@ begin
     -- 3. At most v_cap jobs; the i-th claimed takes the i-th slot. A queue
     -- with a per-key rate picks them one by one (sql/internal/flow_claim_keyed.sql).
     if (flow_claim.queue).key_rate is not null then
-      v_jobs := array(select c from q.flow_claim_keyed(flow_claim.queue, v_cap, v_until, flow_claim.owner, v_slots) c);
+      v_jobs := array(select c from q.flow_claim_keyed(flow_claim.queue, v_cap, v_now, v_until, flow_claim.owner, v_slots) c);
     elsif v_rc then
       v_jobs := array(select c from q.flow_claim_jobs((flow_claim.queue).id, (flow_claim.queue).name, v_cap, v_until, flow_claim.owner, v_slots) c);
     else

@@ -3,7 +3,26 @@ random SIGKILLs and pg_terminate_backend of their sessions, an independent
 sampler (own connection, every 10 ms) and a ledger the handlers write in
 their own transactions. Proves: running jobs never above the queue's limit
 or a key's, no job lost, ordered keys never overlap and run in order, rate
-starts never above the bound in any window.
+starts never above the bound in any window, and a per-key rate (fc_key_rate)
+never above key_rate starts of one key in any key_per window, nor far below it
+while the key has a backlog.
+
+Per-key rate starts are judged on the server's clock (clock_timestamp()), in
+two ways. The exact one: a trigger this test puts on q.key_rate_slot (in the
+test's own database) records every stamp a claim commits, i.e. every start of
+a key, killed ones included; the windows are checked on those stamps. The
+ledger ties them to what ran: each start a handler saw, with claimed_at (the
+claim's clock_timestamp() as it began: lease_until - lease) <= its slot's
+stamp <= started_at (the handler's first statement, after the claim's
+commit), is matched one to one to a stamp of its key inside that interval.
+The ledger alone proves no excess either: no key_rate + 1 starts of a key
+whose [claimed_at, started_at] all lie inside one key_per window. (Windows on
+claimed_at alone, as for fc_rate, are not sound for a key rate: the key's
+slot is stamped with the clock q.flow_claim_keyed reads as it begins, a few
+ms after lease_until - lease (tens under load, or after a promotion round),
+and a key at its rate starts its jobs exactly key_per apart, so that lag can
+move starts into the window before: two uses of one slot key_per apart can
+show claimed_at less than key_per apart.)
 
 PGQ_FLOW_CHAOS_SECONDS sets the chaos phase (15 s in make test; `make soak`
 runs it for 60 s)."""
@@ -26,16 +45,35 @@ from psycopg.types.json import Jsonb
 HERE = Path(__file__).resolve().parent
 SECONDS = float(os.environ.get("PGQ_FLOW_CHAOS_SECONDS", "15"))
 GLOBAL_LIMIT, KEY_LIMIT, KEYS, RATE = 5, 2, 12, 40
+# fc_key_rate: at most KR_RATE starts of a key per KR_PER seconds, KR_CONCURRENCY at a time.
+KR_KEYS, KR_CONCURRENCY, KR_RATE, KR_PER = 4, 3, 4, 1.0
+QUEUES = ("fc_global", "fc_keys", "fc_ordered", "fc_rate", "fc_key_rate")
 LEDGER = """
 create table flow_ledger (
   id bigserial primary key, job_id bigint, attempt int, queue text, key text, seq int, pid int,
   claimed_at timestamptz, started_at timestamptz, finished_at timestamptz);
 grant all on flow_ledger, flow_ledger_id_seq to public;
 """
+# Every stamp of a per-key rate slot a claim commits (the test database's own trigger, not pgq's).
+STAMPS = """
+create table key_rate_stamp (
+  id bigserial primary key, queue_id int, key text, n int, was timestamptz, used_at timestamptz);
+grant all on key_rate_stamp, key_rate_stamp_id_seq to public;
+create function key_rate_stamp_log() returns trigger language plpgsql
+set search_path = pg_catalog, pg_temp as $$
+begin
+  insert into public.key_rate_stamp (queue_id, key, n, was, used_at)
+  values (new.queue_id, new.key, new.n, old.used_at, new.used_at);
+  return null;
+end $$;
+create trigger key_rate_stamp_log after update of used_at on q.key_rate_slot
+  for each row when (new.used_at is distinct from old.used_at) execute function key_rate_stamp_log();
+"""
 SAMPLE = """
 select coalesce(max(c) filter (where queue = 'fc_global'), 0),
        coalesce(max(c) filter (where queue = 'fc_keys'), 0),
-       coalesce(max(c) filter (where queue = 'fc_ordered'), 0)
+       coalesce(max(c) filter (where queue = 'fc_ordered'), 0),
+       coalesce(max(c) filter (where queue = 'fc_key_rate'), 0)
   from (select qq.name as queue, j.concurrency_key, count(*) as c
           from q.job j join q.queue qq on qq.id = j.queue_id
          where j.state = 'r'
@@ -56,23 +94,24 @@ class Sampler(threading.Thread):
     def __init__(self, url: str) -> None:
         super().__init__(daemon=True)
         self.url, self.stop, self.samples = url, threading.Event(), 0
-        self.peak = {"global": 0, "key": 0, "ordered": 0}
+        self.peak = {"global": 0, "key": 0, "ordered": 0, "key_rate": 0}
 
     def run(self) -> None:
         with psycopg.connect(self.url, autocommit=True) as conn:
             while not self.stop.is_set():
-                _, keys, ordered = conn.execute(SAMPLE).fetchone()
+                _, keys, ordered, key_rate = conn.execute(SAMPLE).fetchone()
                 running = conn.execute(GLOBAL_RUNNING).fetchone()[0]
                 self.peak["global"] = max(self.peak["global"], running)
                 self.peak["key"] = max(self.peak["key"], keys)
                 self.peak["ordered"] = max(self.peak["ordered"], ordered)
+                self.peak["key_rate"] = max(self.peak["key_rate"], key_rate)
                 self.samples += 1
                 time.sleep(0.01)
 
 
 def start_worker(url: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(HERE / "flow_worker.py"), "fc_global", "fc_keys", "fc_ordered", "fc_rate"],
+        [sys.executable, str(HERE / "flow_worker.py"), *QUEUES],
         env={**os.environ, "DATABASE_URL": url}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
 
@@ -86,14 +125,57 @@ def overlapping_peak(intervals: list[tuple[Any, Any]]) -> int:
     return peak
 
 
+def most_in_window(times: list[Any], per: float) -> tuple[int, Any]:
+    """The most of ``times`` in any window [t, t + per) starting at one of them, and that t."""
+    times = sorted(times)
+    most, at, j = 0, None, 0
+    for i, t in enumerate(times):
+        while (t - times[j]).total_seconds() >= per:
+            j += 1
+        if i - j + 1 > most:
+            most, at = i - j + 1, times[j]
+    return most, at
+
+
+def most_surely_in_window(starts: list[tuple[Any, Any]], per: float) -> int:
+    """The most starts, each known only to lie in [lo, hi], that surely fall in one window of length per.
+
+    For each start's lo: how many starts have lo' >= lo and hi' < lo + per (the window [lo, lo + per)).
+    A count above the limit proves an excess whatever the exact times were inside the intervals.
+    """
+    starts = sorted(starts)
+    return max((sum(1 for _, hi2 in starts[i:] if (hi2 - lo).total_seconds() < per)
+                for i, (lo, _) in enumerate(starts)), default=0)
+
+
+def match_starts_to_stamps(starts: list[tuple[Any, Any]], stamps: list[Any]) -> int:
+    """How many starts ([lo, hi] intervals) can each have a stamp of its own inside its interval.
+
+    Greedy by the interval's end, each taking the earliest free stamp >= its start: a maximum matching.
+    """
+    free = sorted(stamps)
+    used = [False] * len(free)
+    matched = 0
+    for lo, hi in sorted(starts, key=lambda s: (s[1], s[0])):
+        for k, t in enumerate(free):
+            if not used[k] and lo <= t <= hi:
+                used[k] = True
+                matched += 1
+                break
+    return matched
+
+
 def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
     rng = random.Random(11)
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute(LEDGER)
+        conn.execute(STAMPS)
         conn.execute("select q.configure('fc_global', concurrency => %s, max_crashes => 100)", (GLOBAL_LIMIT,))
         conn.execute("select q.configure('fc_keys', key_concurrency => %s, max_crashes => 100)", (KEY_LIMIT,))
         conn.execute("select q.configure('fc_ordered', ordered => true, max_crashes => 100)")
         conn.execute("select q.configure('fc_rate', rate => %s, per => '1 second', max_crashes => 100)", (RATE,))
+        conn.execute("select q.configure('fc_key_rate', key_concurrency => %s, key_rate => %s,"
+                     " key_per => make_interval(secs => %s), max_crashes => 100)", (KR_CONCURRENCY, KR_RATE, KR_PER))
         per_second = int(SECONDS * 12)
         plain = [{"ms": rng.randint(10, 60)} for _ in range(per_second * 2)]
         conn.execute("select q.enqueue_many('fc_global', %s)", (Jsonb(plain),))
@@ -105,6 +187,12 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
             conn.execute("select q.enqueue('fc_ordered', %s, concurrency_key => %s)",
                          (Jsonb({"ms": rng.randint(5, 30), "key": key, "seq": seq}), key))
         conn.execute("select q.enqueue_many('fc_rate', %s)", (Jsonb([{"ms": 1} for _ in range(int(RATE * SECONDS))]),))
+        # A backlog of about SECONDS at the key rate for every key; jobs long enough (about one
+        # running per key) that kills meet some, whose re-runs take slots of their own.
+        kr = [{"ms": rng.randint(50, 400), "key": f"kr{i % KR_KEYS}"}
+              for i in range(int(KR_KEYS * KR_RATE / KR_PER * SECONDS))]
+        conn.execute("select q.enqueue_many('fc_key_rate', %s, concurrency_keys => %s)",
+                     (Jsonb(kr), [p["key"] for p in kr]))
         total = conn.execute("select count(*) from q.job").fetchone()[0]
 
         sampler = Sampler(db_url)
@@ -150,6 +238,7 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
         assert sampler.peak["global"] <= GLOBAL_LIMIT, sampler.peak
         assert sampler.peak["key"] <= KEY_LIMIT, sampler.peak
         assert sampler.peak["ordered"] <= 1, sampler.peak
+        assert sampler.peak["key_rate"] <= KR_CONCURRENCY, sampler.peak
 
         # The ledger: the attempt that completed (each job's last) ran inside its claim.
         final = conn.execute("""
@@ -178,3 +267,61 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
             while (t - claims[j]).total_seconds() >= 1.0:
                 j += 1
             assert i - j + 1 <= RATE, f"{i - j + 1} starts within 1 s at {t}"
+
+        check_key_rate(conn, final)
+
+
+def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) -> None:
+    """fc_key_rate: every key at most KR_RATE starts in any KR_PER window, its backlog run near that rate."""
+    queue_id = conn.execute("select id from q.queue where name = 'fc_key_rate'").fetchone()[0]
+    enqueued = int(KR_KEYS * KR_RATE / KR_PER * SECONDS)
+    # None lost (none left, none dead: asserted above for every queue), each completed in a handler.
+    assert sum(1 for r in final if r[1] == "fc_key_rate") == enqueued
+    # One claim runs once: a (job, attempt) the ledger shows twice ran twice. A job completed in
+    # its handler more than once is the at-least-once case (killed before its completion reached
+    # the database), each time under a claim of its own.
+    twice = conn.execute("select count(*) from (select from flow_ledger where queue = 'fc_key_rate'"
+                         " group by job_id, attempt having count(*) > 1) x").fetchone()[0]
+    assert twice == 0, f"{twice} claims of fc_key_rate ran twice"
+    rerun_done = conn.execute("select count(*) from (select from flow_ledger where queue = 'fc_key_rate'"
+                              " and finished_at is not null group by job_id having count(*) > 1) x").fetchone()[0]
+
+    # Each slot: its next use at least key_per after the last (a new slot's last is -infinity).
+    early = conn.execute("select key, n, was, used_at from key_rate_stamp where queue_id = %s"
+                         " and used_at < was + make_interval(secs => %s)", (queue_id, KR_PER)).fetchall()
+    assert not early, f"slots used again within {KR_PER} s: {early[:5]}"
+    stamps: dict[str, list[Any]] = {}
+    for key, used_at in conn.execute("select key, used_at from key_rate_stamp where queue_id = %s", (queue_id,)):
+        stamps.setdefault(key, []).append(used_at)
+    starts: dict[str, list[tuple[Any, Any]]] = {}
+    for key, claimed_at, started_at in conn.execute(
+            "select key, claimed_at, started_at from flow_ledger where queue = 'fc_key_rate'"):
+        starts.setdefault(key, []).append((claimed_at, started_at))
+    keys = sorted(f"kr{i}" for i in range(KR_KEYS))
+    assert sorted(stamps) == sorted(starts) == keys, (sorted(stamps), sorted(starts))
+
+    first = min(min(ts) for ts in stamps.values())
+    report = []
+    for key in sorted(stamps):
+        # Exact: the slot stamps, every committed claim of the key (killed runs too).
+        most, at = most_in_window(stamps[key], KR_PER)
+        assert most <= KR_RATE, f"{key}: {most} starts within {KR_PER} s from {at}"
+        # The ledger alone: starts that surely share a window.
+        surely = most_surely_in_window(starts[key], KR_PER)
+        assert surely <= KR_RATE, f"{key}: {surely} ledger starts surely within {KR_PER} s"
+        # Every start a handler saw took a slot: its own stamp inside [claimed_at, started_at].
+        matched = match_starts_to_stamps(starts[key], stamps[key])
+        assert matched == len(starts[key]), f"{key}: {len(starts[key]) - matched} starts without a slot stamp"
+        # Not starved: while the key had jobs never started (until its last job's first start),
+        # its starts per second came near the rate.
+        backlog_end = conn.execute(
+            "select max(s) from (select min(claimed_at) as s from flow_ledger"
+            " where queue = 'fc_key_rate' and key = %s group by job_id) x", (key,)).fetchone()[0]
+        span = (backlog_end - first).total_seconds()
+        during = sum(1 for t in stamps[key] if t <= backlog_end)
+        per_second = during / max(span, KR_PER)
+        report.append(f"{key} {most}/{KR_PER:g}s {len(stamps[key])} starts {per_second:.2f}/s")
+        assert per_second >= 0.5 * KR_RATE / KR_PER, f"{key}: {per_second:.2f} starts/s over {span:.1f} s"
+    reruns = sum(map(len, stamps.values())) - enqueued
+    print(f"fc_key_rate: {'; '.join(report)}; {reruns} starts of killed jobs' re-runs,"
+          f" {rerun_done} jobs completed in a handler twice")
