@@ -55,6 +55,7 @@
 \ir internal/flow_claim_jobs.sql
 \ir internal/flow_claim_keyed.sql
 \ir internal/flow_claim.sql
+\ir internal/flow_arm.sql
 \ir internal/flow_configure.sql
 \ir internal/flow_reasons.sql
 \ir internal/tally.sql

@@ -10,6 +10,10 @@ put off. q.configure and q.flow_configure take the new arguments and q.limits
 returns two more columns (so they are dropped and made again). See
 sql/schema/075_key_rate.sql.
 
+Flow control's row triggers on q.job are made by q.flow_arm with the first
+limit of the database instead of at install, and dropped here where no limit
+needs them: they cost unlimited queues every claim, fail and completion.
+
 Revision ID: 0007
 Revises: 0006
 Create Date: 2026-12-01T19:18:27+00:00
@@ -43,7 +47,19 @@ NEW_SIGNATURES = (
     "q.flow_configure(integer, integer, integer, boolean, integer, interval, text[], integer, interval)",
     "q.limits(text)",
     "q.flow_claim_keyed(q.queue, integer, timestamptz, timestamptz, integer, smallint[])",
+    "q.flow_arm()",
 )
+FLOW_TRIGGERS = ("_100_flow_admit_inserted", "_100_flow_admit_due", "_110_flow_stop", "_110_flow_finish")
+# Flow control's triggers on q.job stay only where a limit needs them (q.flow_arm makes them with the
+# first limit): a queue with a limit, or a slot still held by a job of a queue whose limit went.
+DISARM = "".join(f"drop trigger {t} on q.job;\n" for t in FLOW_TRIGGERS) + """
+select q.flow_arm()
+ where exists (select from q.queue qq
+                where coalesce(qq.concurrency, qq.key_concurrency, qq.rate, qq.key_rate) is not null)
+    or exists (select from q.queue_slot s where s.job_id is not null)
+    or exists (select from q.key_slot s where s.job_id is not null);
+"""
+REARM = "".join(f"drop trigger if exists {t} on q.job;\n" for t in FLOW_TRIGGERS)
 # Jobs a key rate put off are waiting again (their key slot kept); then the tables go.
 DROP_TABLES = """
 update q.job set state = 'w', run_at = least(run_at, clock_timestamp()), rate_wait = null where rate_wait;
@@ -65,6 +81,7 @@ def upgrade() -> None:
     run_frozen("0007", "internal/flow_take_key_slot.sql")
     run_frozen("0007", "internal/flow_sweep.sql")
     run_frozen("0007", "internal/flow_reasons.sql")
+    run_frozen("0007", "internal/flow_arm.sql")
     run_frozen("0007", "internal/flow_configure.sql")
     run_frozen("0007", "internal/flow_claim.sql")
     run_frozen("0007", "functions/claim.sql")
@@ -73,6 +90,8 @@ def upgrade() -> None:
     run_frozen("0007", "functions/flow_block_reason.sql")
     run_frozen("0007", "functions/health.sql")
     run_frozen("0007", "functions/limits.sql")
+    run_frozen("0007", "triggers/flow.sql")  # the trigger functions only, now
+    _execute(DISARM)
     run_frozen("0003", "owner.sql")  # last: pgq_owner owns it all
 
 
@@ -89,5 +108,7 @@ def downgrade() -> None:
     run_frozen("0005", "internal/flow_reasons.sql")
     run_frozen("0005", "internal/flow_sweep.sql")
     run_frozen("0005", "internal/flow_take_key_slot.sql")
+    _execute(REARM)
+    run_frozen("0005", "triggers/flow.sql")  # functions and triggers, made at install again
     _execute(DROP_TABLES)
     run_frozen("0003", "owner.sql")

@@ -3,8 +3,8 @@
 begin;
 select plan(5);
 
-select triggers_are('q', 'job', array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued'],
-  'q.job has exactly the flow-control row triggers (issue 11) and _900_notify_enqueued');
+select triggers_are('q', 'job', array['_900_notify_enqueued'],
+  'q.job has exactly _900_notify_enqueued (flow control''s row triggers come with the first limit: pgtap/flow/first_limit_makes_the_flow_triggers.sql)');
 select trigger_is('q', 'job', '_900_notify_enqueued', 'q', 'tg_job__notify_enqueued',
   '_900_notify_enqueued calls q.tg_job__notify_enqueued()');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update, 64 = instead.

@@ -5,7 +5,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(448);
+select plan(453);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -58,6 +58,7 @@ insert into matrix values
   ('flow_claim_jobs',         false, false, false, false),
   ('flow_claim_keyed',        false, false, false, false),
   ('flow_claim',              false, false, false, false),
+  ('flow_arm',                false, false, false, false),
   ('flow_configure',          false, false, false, false),
   ('tg_job__flow_admit',      false, false, false, false),
   ('tg_job__flow_stop',       false, false, false, false),

@@ -99,6 +99,11 @@ begin
             hint = 'set key_concurrency too, e.g. q.configure(queue, key_concurrency => 100, key_rate => 10)';
   end if;
 
+  -- The first limit of the database makes flow control's triggers on q.job.
+  if coalesce(v_new.concurrency, v_new.key_concurrency, v_new.rate, v_new.key_rate) is not null then
+    perform q.flow_arm();
+  end if;
+
   update q.queue qq
      set concurrency = v_new.concurrency,
          key_concurrency = v_new.key_concurrency,

@@ -1,9 +1,12 @@
--- Flow control's bookkeeping on q.job (see sql/schema/050_flow.sql). Triggers,
--- not calls in each function: every path that ends a hold (complete, fail,
--- release, cancel, reap, and any added later) frees the slot in its own
--- transaction without knowing about it. Each trigger has a WHEN clause on
--- columns that are NULL for jobs without limits, so those pay one
--- expression test per row and never enter plpgsql.
+-- Flow control's bookkeeping on q.job (see sql/schema/065_flow.sql): the
+-- trigger functions. Triggers, not calls in each function: every path that
+-- ends a hold (complete, fail, release, cancel, reap, and any added later)
+-- frees the slot in its own transaction without knowing about it. The
+-- triggers themselves are made by q.flow_arm (sql/internal/flow_arm.sql)
+-- when the first limit is set, not at install: a row trigger costs every
+-- row it could fire on even when its WHEN clause is false (a BEFORE UPDATE
+-- one fetches and locks the old row first), and a database whose queues
+-- have no limit should not pay for them (revision 0007).
 
 -- Admission: a keyed job that becomes due takes a key slot or is held.
 create or replace function q.tg_job__flow_admit()
@@ -32,26 +35,6 @@ $$;
 comment on function q.tg_job__flow_admit() is
   'BEFORE INSERT/UPDATE row trigger: a job with a concurrency key that becomes waiting takes a key slot (q.flow_take_key_slot) or is held (state h).';
 
-create trigger _100_flow_admit_inserted
-  before insert on q.job
-  for each row
-  when (new.concurrency_key is not null and new.state = 'w')
-  execute function q.tg_job__flow_admit();
-
-comment on trigger _100_flow_admit_inserted on q.job is
-  'A keyed job enqueued due now takes a key slot or is held.';
-
--- Scheduled jobs (run_at later) take no slot until due; a retry keeps its
--- slot (key_slot set) and needs none.
-create trigger _100_flow_admit_due
-  before update of state on q.job
-  for each row
-  when (old.state = 's' and new.state = 'w' and new.concurrency_key is not null and new.key_slot is null)
-  execute function q.tg_job__flow_admit();
-
-comment on trigger _100_flow_admit_due on q.job is
-  'A keyed scheduled job that becomes due takes a key slot or is held.';
-
 -- A running job that stops running (fail, release, reap) gives its queue
 -- slot back; its key slot stays with it (a retry keeps the key's place).
 create or replace function q.tg_job__flow_stop()
@@ -73,15 +56,6 @@ $$;
 
 comment on function q.tg_job__flow_stop() is
   'BEFORE UPDATE row trigger: a job that leaves state r frees its queue slot and wakes listening workers.';
-
-create trigger _110_flow_stop
-  before update of state on q.job
-  for each row
-  when (old.queue_slot is not null and new.state <> 'r')
-  execute function q.tg_job__flow_stop();
-
-comment on trigger _110_flow_stop on q.job is
-  'A job that stops running gives its queue slot back.';
 
 -- A job that leaves q.job (complete, dead, cancel, crash budget spent) frees
 -- its queue slot and passes its key slot on.
@@ -107,15 +81,6 @@ $$;
 
 comment on function q.tg_job__flow_finish() is
   'AFTER DELETE row trigger: a finished job frees its queue slot and passes its key slot to the key''s next held job.';
-
-create trigger _110_flow_finish
-  after delete on q.job
-  for each row
-  when (old.queue_slot is not null or old.key_slot is not null)
-  execute function q.tg_job__flow_finish();
-
-comment on trigger _110_flow_finish on q.job is
-  'A finished job frees its queue slot and passes its key slot on.';
 
 revoke all on function q.tg_job__flow_admit() from public;
 revoke all on function q.tg_job__flow_stop() from public;
