@@ -194,17 +194,13 @@ def claims(ctx: Context, backlog: int, seconds: int, reps: int, batch: int) -> d
     return rates
 
 
-def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
-    """RATE starts per second for `seconds`: started/s, the fullest 1 s window, errors."""
-    srv = ctx.server
-    db = "bench_flow_rate"
-    databases.new_pgq(srv, db)
-    with srv.connect(db) as conn:
-        conn.execute("select q.configure('bench', rate => %s, per => '1 second')", (RATE,))
-        _fill(conn, int(RATE * (seconds + 10)), False)
-        conn.execute("vacuum (analyze) q.job")
+def _claim_clients(srv: Any, db: str, seconds: float, floor: float) -> tuple[list[float], int, list[str]]:
+    """CLIENTS threads claim BATCH and complete, for `seconds`; a claim that comes back empty sleeps
+    what `pgq.claim_retry_in` says (at least `floor`, at most 50 ms). Returns each claimed job's
+    claim time (lease_until - lease, epoch seconds), the number of claims, and the errors."""
     starts: list[float] = []
     errors: list[str] = []
+    claims = [0]
     lock = threading.Lock()
     stop = time.monotonic() + seconds
 
@@ -219,10 +215,11 @@ def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
                     if rows:
                         conn.execute("select count(*) from q.complete_many(%s, %s)",
                                      ([r[0] for r in rows], [r[1] for r in rows]))
-                        with lock:
-                            starts.extend((r[2] - LEASE).timestamp() for r in rows)
-                    elif wait:
-                        time.sleep(min(max(float(wait), 0.0), 0.05))
+                    with lock:
+                        starts.extend((r[2] - LEASE).timestamp() for r in rows)
+                        claims[0] += 1
+                    if not rows and wait:
+                        time.sleep(min(max(float(wait), floor), 0.05))
                 except psycopg.Error as exc:
                     with lock:
                         errors.append(f"{exc.sqlstate}: {exc}")
@@ -232,17 +229,26 @@ def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
         t.start()
     for t in threads:
         t.join()
+    return starts, claims[0], errors
+
+
+def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
+    """RATE starts per second for `seconds`: started/s, the fullest 1 s window, errors."""
+    srv = ctx.server
+    db = "bench_flow_rate"
+    databases.new_pgq(srv, db)
+    with srv.connect(db) as conn:
+        conn.execute("select q.configure('bench', rate => %s, per => '1 second')", (RATE,))
+        _fill(conn, int(RATE * (seconds + 10)), False)
+        conn.execute("vacuum (analyze) q.job")
+    starts, _, errors = _claim_clients(srv, db, seconds, 0.0)
     srv.drop(db)
     starts.sort()
     # The window opens with the first start (a burst of up to RATE at once, by design); count the
     # starts in the whole seconds that follow it, up to the last full one of the run.
     window = max(1, int(seconds) - 1)
     counted = sum(1 for s in starts if s < starts[0] + window) if starts else 0
-    fullest, j = 0, 0
-    for i, t in enumerate(starts):
-        while t - starts[j] >= 1.0:
-            j += 1
-        fullest = max(fullest, i - j + 1)
+    fullest = most_in_window(starts)
     if errors:
         ctx.log(f"flow: rate clients saw errors, e.g. {errors[0]}")
     return {"started": len(starts), "per_second": counted / window, "window": window,
@@ -316,38 +322,8 @@ def held_key_rate(ctx: Context, seconds: float) -> dict[str, Any]:
         conn.execute(STAMPS)
         _fill(conn, int(KR_KEYS * KR_RATE * (seconds + 5)), True, KR_KEYS)
         conn.execute("vacuum (analyze) q.job")
-    claimed = [0]
-    claims = [0]
-    errors: list[str] = []
-    lock = threading.Lock()
-    stop = time.monotonic() + seconds
-
-    def client() -> None:
-        with srv.connect(db) as conn:
-            while time.monotonic() < stop:
-                try:
-                    with conn.transaction():
-                        rows = conn.execute("select id, token from q.claim('bench', %s, lease => %s)",
-                                            (BATCH, LEASE)).fetchall()
-                        wait = conn.execute("select current_setting('pgq.claim_retry_in', true)").fetchone()[0]
-                    if rows:
-                        conn.execute("select count(*) from q.complete_many(%s, %s)",
-                                     ([r[0] for r in rows], [r[1] for r in rows]))
-                    with lock:
-                        claimed[0] += len(rows)
-                        claims[0] += 1
-                    if not rows and wait:
-                        # At least 5 ms, as the worker does: "0" means a free slot another claim holds.
-                        time.sleep(min(max(float(wait), 0.005), 0.05))
-                except psycopg.Error as exc:
-                    with lock:
-                        errors.append(f"{exc.sqlstate}: {exc}")
-
-    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    # (at least 5 ms between empty claims, as the worker does: "0" means a free slot another claim holds)
+    claimed, claims, errors = _claim_clients(srv, db, seconds, 0.005)
     stamps: dict[str, list[float]] = defaultdict(list)
     with srv.connect(db) as conn:
         for key, at in conn.execute("select key, extract(epoch from used_at)::float8 from key_rate_stamp"):
@@ -361,7 +337,7 @@ def held_key_rate(ctx: Context, seconds: float) -> dict[str, Any]:
     fullest = {key: most_in_window(ts) for key, ts in stamps.items()}
     if errors:
         ctx.log(f"flow: key-rate clients saw errors, e.g. {errors[0]}")
-    return {"started": len(starts), "claimed": claimed[0], "claims": claims[0], "keys": len(stamps),
+    return {"started": len(starts), "claimed": len(claimed), "claims": claims, "keys": len(stamps),
             "per_second": counted / window, "window": window, "seconds": seconds,
             "fullest_window": max(fullest.values(), default=0),
             "fullest_least": min(fullest.values(), default=0),
@@ -453,8 +429,9 @@ def run(ctx: Context) -> Section:
             sec.targets.append(Target(f"unlimited queue within 3% of pgq@{rev} (pgbench jobs/s)",
                                       ratio(base, old) >= 0.97, f"{ratio(base, old):.3f}x"))
             armed = med["unlimited, a limit on another queue"]
-            sec.targets.append(Target(f"unlimited queue, a limit on another queue, within 3% of pgq@{rev} (pgbench jobs/s)",
-                                      ratio(armed, old) >= 0.97, f"{ratio(armed, old):.3f}x"))
+            sec.targets.append(Target(
+                f"unlimited queue, a limit on another queue, within 3% of pgq@{rev} (pgbench jobs/s)",
+                ratio(armed, old) >= 0.97, f"{ratio(armed, old):.3f}x"))
         old_cpu = cpu.get(f"unlimited @{rev}")
         if old_cpu:
             head_cpu = sorted(cpu["unlimited"])[len(cpu["unlimited"]) // 4]
@@ -463,7 +440,8 @@ def run(ctx: Context) -> Section:
                                       head_cpu <= rev_cpu * 1.03, f"{head_cpu:.2f} vs {rev_cpu:.2f} us"))
             armed_cpu = _quartile(cpu["unlimited, a limit on another queue"])
             sec.targets.append(Target(
-                f"unlimited queue, a limit on another queue, within 3% of pgq@{rev} (server time per job, lower quartile)",
+                f"unlimited queue, a limit on another queue, within 3% of pgq@{rev}"
+                " (server time per job, lower quartile)",
                 armed_cpu <= rev_cpu * 1.03, f"{armed_cpu:.2f} vs {rev_cpu:.2f} us"))
     sec.targets += [
         Target(f"concurrency 50 with 10 claimers (claims of {BATCHES[0]}) >= 0.7x unlimited",

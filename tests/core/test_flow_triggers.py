@@ -9,10 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pgq_client
 import psycopg
 import pytest
-
-import pgq_client
 
 FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q.job'::regclass and tgname like '\\_1%%flow%%'"
 
