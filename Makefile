@@ -61,7 +61,7 @@ bench: db ## Benchmarks (about 35 minutes); writes BENCHMARKS.md and bench/chart
 	$(BENCH)
 	$(BENCH) --only flow
 
-bench-flow: db ## Flow control: limited vs unlimited claims, a rate held 60 s (about 12 minutes); its block of BENCHMARKS.md
+bench-flow: db ## Flow control: limited vs unlimited claims, a rate held 60 s, a per-key rate 30 s (about 16 minutes); its block of BENCHMARKS.md
 	@bench/install-deps
 	$(BENCH) --only flow
 
