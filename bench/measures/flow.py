@@ -135,6 +135,20 @@ end $$
 """
 
 
+def _server_time(ctx: Context, dbs: list[tuple[str, str]], runs: int) -> dict[str, list[float]]:
+    """CPU_BLOCK's microseconds per job in each (label, database), `runs` times, order alternating."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for rep in range(runs):
+        for label, db in ctx.order(dbs, rep):
+            notes: list[str] = []
+            with ctx.server.connect(db) as conn:
+                conn.add_notice_handler(lambda d, sink=notes: sink.append(d.message_primary or ""))
+                conn.execute(CPU_BLOCK)  # warm: the session's first call compiles and plans the functions
+                conn.execute(CPU_BLOCK)
+            out[label].append([float(n.split()[-1]) for n in notes if n.startswith("pgq-us-per-job")][-1])
+    return out
+
+
 def cpu_per_job(ctx: Context, runs: int) -> dict[str, list[float]]:
     """Microseconds of server time per claimed and completed job on an unlimited queue, head and @revisions."""
     srv = ctx.server
@@ -148,19 +162,28 @@ def cpu_per_job(ctx: Context, runs: int) -> dict[str, list[float]]:
             if db.endswith("_armed"):
                 conn.execute(ARMED)
             _reset(conn, 4000 * runs + 10_000, False)
-    out: dict[str, list[float]] = defaultdict(list)
-    for rep in range(runs):
-        for label, db, _ in ctx.order(dbs, rep):
-            notes: list[str] = []
-            with srv.connect(db) as conn:
-                conn.add_notice_handler(lambda d, sink=notes: sink.append(d.message_primary or ""))
-                conn.execute(CPU_BLOCK)  # warm: the session's first call compiles and plans the functions
-                conn.execute(CPU_BLOCK)
-            timed = [float(n.split()[-1]) for n in notes if n.startswith("pgq-us-per-job")]
-            out[label].append(timed[-1])
+    out = _server_time(ctx, [(label, db) for label, db, _ in dbs], runs)
     for _, db, _ in dbs:
         srv.drop(db)
     return out
+
+
+def _drain(ctx: Context, db: str, label: str, backlog: int, keyed: bool, keys: int, batch: int,
+           seconds: int) -> tuple[float, float]:
+    """One pgbench run of SCRIPT (claims of batch + complete_many) on a restored backlog: (jobs/s, claims/s).
+
+    Jobs done are counted from the rows gone, not transactions x batch: a claim a limit cut short
+    returns fewer."""
+    with ctx.server.connect(db) as conn:
+        _reset(conn, backlog, keyed, keys)
+    r = pgbench.run(ctx.server, db, SCRIPT.replace("BATCH", str(batch)), CLIENTS, seconds)
+    if r.failed:
+        raise RuntimeError(f"{label}: {r.failed} failed transactions")
+    with ctx.server.connect(db) as conn:
+        left = conn.execute("select count(*) from q.job").fetchone()[0]
+    if left == 0:
+        raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
+    return (backlog - left) / seconds, r.tps
 
 
 def claims(ctx: Context, backlog: int, seconds: int, reps: int, batch: int) -> dict[str, list[float]]:
@@ -177,18 +200,8 @@ def claims(ctx: Context, backlog: int, seconds: int, reps: int, batch: int) -> d
     rates: dict[str, list[float]] = defaultdict(list)
     for rep in range(reps):
         for label, db, _, keyed, _ in ctx.order(variants, rep):
-            with srv.connect(db) as conn:
-                _reset(conn, backlog, keyed)
             ctx.log(f"flow: run {rep + 1}/{reps}, {label}, claims of {batch}")
-            r = pgbench.run(srv, db, SCRIPT.replace("BATCH", str(batch)), CLIENTS, seconds)
-            if r.failed:
-                raise RuntimeError(f"{label}: {r.failed} failed transactions")
-            # Jobs done, not transactions x 10: a claim a limit cut short returns fewer.
-            with srv.connect(db) as conn:
-                left = conn.execute("select count(*) from q.job").fetchone()[0]
-            if left == 0:
-                raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
-            rates[label].append((backlog - left) / seconds)
+            rates[label].append(_drain(ctx, db, label, backlog, keyed, KEYS, batch, seconds)[0])
     for _, db, _, _, _ in variants:
         srv.drop(db)
     return rates
@@ -269,29 +282,12 @@ def key_rate_cost(ctx: Context, backlog: int, seconds: int, reps: int,
     out: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for rep in range(reps):
         for label, db, _ in ctx.order(KR_COST_VARIANTS, rep):
-            with srv.connect(db) as conn:
-                _reset(conn, backlog, True, KR_KEYS)
             ctx.log(f"flow: run {rep + 1}/{reps}, {label}, claims of {BATCH}")
-            r = pgbench.run(srv, db, SCRIPT.replace("BATCH", str(BATCH)), CLIENTS, seconds)
-            if r.failed:
-                raise RuntimeError(f"{label}: {r.failed} failed transactions")
-            with srv.connect(db) as conn:
-                left = conn.execute("select count(*) from q.job").fetchone()[0]
-            if left == 0:
-                raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
-            out[label].append(((backlog - left) / seconds, r.tps))
-    cpu: dict[str, list[float]] = defaultdict(list)
+            out[label].append(_drain(ctx, db, label, backlog, True, KR_KEYS, BATCH, seconds))
     for _, db, _ in KR_COST_VARIANTS:
         with srv.connect(db) as conn:
             _reset(conn, 4000 * cpu_runs + 10_000, True, KR_KEYS)
-    for rep in range(cpu_runs):
-        for label, db, _ in ctx.order(KR_COST_VARIANTS, rep):
-            notes: list[str] = []
-            with srv.connect(db) as conn:
-                conn.add_notice_handler(lambda d, sink=notes: sink.append(d.message_primary or ""))
-                conn.execute(CPU_BLOCK)  # warm: the session's first call compiles and plans the functions
-                conn.execute(CPU_BLOCK)
-            cpu[label].append([float(n.split()[-1]) for n in notes if n.startswith("pgq-us-per-job")][-1])
+    cpu = _server_time(ctx, [(label, db) for label, db, _ in KR_COST_VARIANTS], cpu_runs)
     for _, db, _ in KR_COST_VARIANTS:
         srv.drop(db)
     return out, cpu

@@ -72,7 +72,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
         " dashboard is served and driven in headless Chromium by its own tests",
     ("docs/guides/pgbouncer.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
         "needs a PgBouncer at pgbouncer-host (as the README's PgBouncer command, also NOT_RUN)",
-    ("README.md", "make bench            # about 35 minutes"):
+    ("README.md", "make bench            # about 43 minutes"):
         "20 minutes and more; make bench-quick runs in tests/bench/test_bench_quick.py",
 }
 
