@@ -61,7 +61,7 @@ begin
                 from q.job w
                where w.queue_id = v_id
                  and w.state = 'w'
-                 and w.ctid <> all(v_passed)
+                 and w.ctid <> all(v_passed || v_take)
                order by w.priority desc, w.run_at
                limit v_batch
                  for update skip locked) c;
@@ -75,7 +75,7 @@ begin
           from q.job w
          where w.queue_id = v_id
            and w.state = 'w'
-           and w.ctid <> all(v_passed)
+           and w.ctid <> all(v_passed || v_take)
          order by w.priority desc, w.run_at
          limit v_batch
       loop
@@ -186,9 +186,8 @@ begin
       end if;
       v_soonest := least(v_soonest, v_at);
     end loop;
+    -- (taken jobs are still waiting until the statement below: the next batch steps over them too)
     exit when cardinality(v_take) >= flow_claim_keyed.n or v_fetched < v_batch;
-    -- (taken jobs are still waiting until the statement below: the next batch steps over them)
-    v_passed := v_passed || v_take;
   end loop;
 
   -- The jobs taken, claimed in one statement (as q.flow_claim_jobs), the

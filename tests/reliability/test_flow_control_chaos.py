@@ -36,10 +36,12 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
+from key_rate_support import STAMPS, most_in_window
 from psycopg.types.json import Jsonb
 
 HERE = Path(__file__).resolve().parent
@@ -53,21 +55,6 @@ create table flow_ledger (
   id bigserial primary key, job_id bigint, attempt int, queue text, key text, seq int, pid int,
   claimed_at timestamptz, started_at timestamptz, finished_at timestamptz);
 grant all on flow_ledger, flow_ledger_id_seq to public;
-"""
-# Every stamp of a per-key rate slot a claim commits (the test database's own trigger, not pgq's).
-STAMPS = """
-create table key_rate_stamp (
-  id bigserial primary key, queue_id int, key text, n int, was timestamptz, used_at timestamptz);
-grant all on key_rate_stamp, key_rate_stamp_id_seq to public;
-create function key_rate_stamp_log() returns trigger language plpgsql
-set search_path = pg_catalog, pg_temp as $$
-begin
-  insert into public.key_rate_stamp (queue_id, key, n, was, used_at)
-  values (new.queue_id, new.key, new.n, old.used_at, new.used_at);
-  return null;
-end $$;
-create trigger key_rate_stamp_log after update of used_at on q.key_rate_slot
-  for each row when (new.used_at is distinct from old.used_at) execute function key_rate_stamp_log();
 """
 SAMPLE = """
 select coalesce(max(c) filter (where queue = 'fc_global'), 0),
@@ -123,18 +110,6 @@ def overlapping_peak(intervals: list[tuple[Any, Any]]) -> int:
         now += step
         peak = max(peak, now)
     return peak
-
-
-def most_in_window(times: list[Any], per: float) -> tuple[int, Any]:
-    """The most of ``times`` in any window [t, t + per) starting at one of them, and that t."""
-    times = sorted(times)
-    most, at, j = 0, None, 0
-    for i, t in enumerate(times):
-        while (t - times[j]).total_seconds() >= per:
-            j += 1
-        if i - j + 1 > most:
-            most, at = i - j + 1, times[j]
-    return most, at
 
 
 def most_surely_in_window(starts: list[tuple[Any, Any]], per: float) -> int:
@@ -304,7 +279,7 @@ def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) 
     report = []
     for key in sorted(stamps):
         # Exact: the slot stamps, every committed claim of the key (killed runs too).
-        most, at = most_in_window(stamps[key], KR_PER)
+        most, at = most_in_window(stamps[key], timedelta(seconds=KR_PER))
         assert most <= KR_RATE, f"{key}: {most} starts within {KR_PER} s from {at}"
         # The ledger alone: starts that surely share a window.
         surely = most_surely_in_window(starts[key], KR_PER)

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import psycopg
+from key_rate_support import STAMPS, most_in_window
 from pgq_client import JobContext, Worker
 from psycopg.types.json import Jsonb
 from worker_support import wait_for
@@ -27,17 +28,6 @@ LATE = 0.5
 
 SETUP = """
 create table starts (job_id bigint, key text, attempt int, at timestamptz);
--- The rate slots' stamps, as each claim writes them: the starts the SQL counted, to the microsecond.
-create table stamps (key text, used_at timestamptz);
--- (security definer: it runs inside q.claim, a security definer function of pgq's owner role)
-create function record_stamp() returns trigger language plpgsql security definer as $$
-begin
-  if new.used_at > old.used_at then
-    insert into public.stamps (key, used_at) values (new.key, new.used_at);
-  end if;
-  return null;
-end $$;
-create trigger record_stamp after update on q.key_rate_slot for each row execute function record_stamp();
 """
 
 
@@ -56,11 +46,6 @@ def record_start(url: str) -> Any:
     return handler
 
 
-def most_in_a_window(times: list[datetime], window: timedelta) -> int:
-    """The most of ``times`` in any [t, t + window) that starts at one of them."""
-    return max(sum(1 for u in times if t <= u < t + window) for t in times)
-
-
 def per_key(rows: list[tuple[str, datetime]]) -> dict[str, list[datetime]]:
     out: dict[str, list[datetime]] = {k: [] for k in KEYS}
     for key, at in rows:
@@ -71,6 +56,7 @@ def per_key(rows: list[tuple[str, datetime]]) -> dict[str, list[datetime]]:
 def test_a_worker_keeps_every_key_to_its_rate_and_claims_again_when_the_key_may_start(db_url: str) -> None:
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute(SETUP)
+        conn.execute(STAMPS)
         conn.execute("select q.configure('api', key_concurrency => %s, key_rate => %s, key_per => %s,"
                      " keep_completed => true)", (RATE, RATE, WINDOW))
         payloads = [{"key": k, "n": i} for i in range(PER_KEY) for k in KEYS]
@@ -94,7 +80,7 @@ def test_a_worker_keeps_every_key_to_its_rate_and_claims_again_when_the_key_may_
         runs = conn.execute("select job_id, attempt from starts").fetchall()
         done = conn.execute("select count(*) from q.job_history where state = 'completed'").fetchone()[0]
         starts = per_key(conn.execute("select key, at from starts").fetchall())
-        stamps = per_key(conn.execute("select key, used_at from stamps").fetchall())
+        stamps = per_key(conn.execute("select key, used_at from key_rate_stamp").fetchall())
 
     # Every job ran exactly once, on its first attempt, and completed.
     assert len(runs) == len({j for j, _ in runs}) == len(payloads) == done
@@ -105,9 +91,9 @@ def test_a_worker_keeps_every_key_to_its_rate_and_claims_again_when_the_key_may_
         s, h = stamps[key], starts[key]
         assert len(s) == len(h) == PER_KEY, (key, len(s), len(h))
         # The rate: never more than RATE starts of one key in a window, counted on the claims' own stamps...
-        assert most_in_a_window(s, WINDOW) <= RATE, (key, s)
+        assert most_in_window(s, WINDOW)[0] <= RATE, (key, s)
         # ... and on the handlers' starts (which follow their claims by a few ms, unevenly: 100 ms leeway).
-        assert most_in_a_window(h, WINDOW - timedelta(milliseconds=100)) <= RATE, (key, h)
+        assert most_in_window(h, WINDOW - timedelta(milliseconds=100))[0] <= RATE, (key, h)
         # Not late either: the k-th start comes within LATE of the earliest time the key's window allowed
         # it (its start RATE starts before, plus the window; the first RATE: when the worker began).
         for k in range(PER_KEY):

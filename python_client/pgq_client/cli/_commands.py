@@ -405,15 +405,20 @@ def configure(
     for name in unlimit or []:
         if name not in LIMITS:
             raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
-    window = parse_every(per, "--per") if per is not None else (timedelta(seconds=1) if rate is not None else None)
-    key_window = (parse_every(key_per, "--key-per") if key_per is not None
-                  else (timedelta(seconds=1) if key_rate is not None else None))
+    window, key_window = _rate_window(per, "--per", rate), _rate_window(key_per, "--key-per", key_rate)
     with database() as conn:
         row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
                               max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
                               unlimit=unlimit, key_rate=key_rate, key_per=key_window)
     out.print(settings_table(row))
+
+
+def _rate_window(per: str | None, flag: str, rate: int | None) -> timedelta | None:
+    """The window a rate option names; 1 s when only the rate is given (so it resets a longer one)."""
+    if per is not None:
+        return parse_every(per, flag)
+    return timedelta(seconds=1) if rate is not None else None
 
 
 @app.command()

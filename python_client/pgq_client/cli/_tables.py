@@ -69,7 +69,7 @@ def limits_table(rows: list[QueueLimits]) -> Table:
                       f"{r.busy_keys:,}" if r.key_concurrency is not None else "-",
                       (f"at most {r.key_concurrency}" + (", ordered" if r.ordered else ""))
                       if r.key_concurrency is not None else "-",
-                      f"{r.key_rate:,}/{_window(r.key_per)}" if r.key_rate and r.key_per else "-",
+                      f"{r.key_rate:,}/{_whole(r.key_per)}" if r.key_rate and r.key_per else "-",
                       "> 10,000" if r.held > 10000 else f"{r.held:,}",
                       f"{r.started_in_window:,} / {r.rate:,} per {_whole(r.per)}" if r.rate and r.per else "-",
                       _when(r.next_start_at))
@@ -86,7 +86,7 @@ def settings_table(row: QueueSettings) -> Table:
     for name in ("paused", "lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max", "keep_completed",
                  "retention", "concurrency", "key_concurrency", "ordered", "rate", "per", "key_rate", "key_per"):
         value = getattr(row, name)
-        table.add_row(name, "-" if value is None else _window(value) if isinstance(value, timedelta) else str(value))
+        table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
     return table
 
 
@@ -98,17 +98,14 @@ def _timing(row: ScheduleInfo) -> str:
 
 
 def _whole(value: timedelta) -> str:
+    """In the largest whole unit; a fraction of a second (per => '500 ms') as such, not as 0s."""
+    if value.total_seconds() != int(value.total_seconds()):
+        return f"{value.total_seconds():g}s"
     seconds = int(value.total_seconds())
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds % size == 0:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
-
-
-def _window(value: timedelta) -> str:
-    """Like _whole, but a window of a fraction of a second (key_per => '500 ms') is not shown as 0s."""
-    seconds = value.total_seconds()
-    return _whole(value) if seconds == int(seconds) else f"{seconds:g}s"
 
 
 def _local(value: datetime | None, zone: str) -> str:
