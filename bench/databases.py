@@ -66,18 +66,18 @@ def new_raw(server: Server, name: str, schema: str) -> str:
 
 
 def queue_id(conn: psycopg.Connection) -> int:
-    return int(conn.execute("select id from q.queue where name = %s", (QUEUE,)).fetchone()[0])
+    return int(conn.execute("select id from q_data.queue where name = %s", (QUEUE,)).fetchone()[0])
 
 
 def fill_pgq(conn: psycopg.Connection, n: int, payload: str = "jsonb_build_object('n', g)") -> None:
-    """n waiting jobs in queue 'bench', straight into q.job (set-up only, never measured)."""
+    """n waiting jobs in queue 'bench', straight into q_data.job (set-up only, never measured)."""
     if n <= 0:
         return
     qid = queue_id(conn)
     with conn.transaction():
         conn.execute("set local pgq.notify = off")
         conn.execute(
-            f"insert into q.job (queue_id, payload, run_at, state)"
+            f"insert into q_data.job (queue_id, payload, run_at, state)"
             f" select %s, {payload}, clock_timestamp(), 'w' from generate_series(1, %s) g",
             (qid, n),
         )
@@ -94,10 +94,10 @@ def fill_seed001(conn: psycopg.Connection, n: int) -> None:
 
 def reset_pgq(conn: psycopg.Connection, backlog: int) -> None:
     """Back to `backlog` waiting jobs and nothing else, vacuumed (seed 001: "freshly vacuumed")."""
-    conn.execute("delete from q.job where state <> 'w'")
-    waiting = conn.execute("select count(*) from q.job where state = 'w'").fetchone()[0]
+    conn.execute("delete from q_data.job where state <> 'w'")
+    waiting = conn.execute("select count(*) from q_data.job where state = 'w'").fetchone()[0]
     fill_pgq(conn, backlog - waiting)
-    conn.execute("vacuum (analyze) q.job")
+    conn.execute("vacuum (analyze) q_data.job")
 
 
 def reset_seed001(conn: psycopg.Connection, backlog: int) -> None:

@@ -27,8 +27,8 @@ def closing(sections: list[Section]) -> str:
         return "Every target measured in this run holds."
     d = {
         "raw_insert": _per_call(diag, "raw INSERT, seed 004's table + NOTIFY trigger"),
-        "ins_trigger": _per_call(diag, "INSERT into q.job, pgq's notify trigger on"),
-        "ins_quiet": _per_call(diag, "INSERT into q.job, pgq.notify = off"),
+        "ins_trigger": _per_call(diag, "INSERT into q_data.job, pgq's notify trigger on"),
+        "ins_quiet": _per_call(diag, "INSERT into q_data.job, pgq.notify = off"),
         "enqueue": _per_call(diag, "q.enqueue(queue, payload)"),
         "enqueue_quiet": _per_call(diag, "q.enqueue, pgq.notify = off"),
         "raw_claim": _per_call(diag, "raw claim (seed 001)"),
@@ -49,7 +49,7 @@ def closing(sections: list[Section]) -> str:
             "seed 001's script returns nothing). Tried: dropping the CHECK constraints (within noise, about 2% "
             "at 8 clients, so they stay), a cached generic plan and `ctid = any(array(...))` instead of a join "
             "(in place). A cycle adds `q.complete`: `q.check_claim`, a DELETE found through `job_running_idx` "
-            "and a `q.queue` lookup for keep_completed. Batches: revision 0002 made `q.complete_many` probe "
+            "and a `q_data.queue` lookup for keep_completed. Batches: revision 0002 made `q.complete_many` probe "
             "`job_running_idx` once per id; before it, statistics taken while no job ran let the planner "
             "hash-join the ids against a full scan of that index, and the batch ratio fell from 0.77 at 1 client "
             "to 0.29 at 16. Re-measure any SQL change with this harness."
@@ -57,7 +57,7 @@ def closing(sections: list[Section]) -> str:
     if "enqueue" in missed:
         out.append(
             f"- **Enqueue.** A raw INSERT with seed 004's trigger costs {_us(d['raw_insert'])}; an INSERT into "
-            f"q.job with pgq's trigger {_us(d['ins_trigger'])}, and still {_us(d['ins_quiet'])} with "
+            f"q_data.job with pgq's trigger {_us(d['ins_trigger'])}, and still {_us(d['ins_quiet'])} with "
             "`pgq.notify = off`, because the statement trigger declares a transition table (`referencing new "
             "table`), so every INSERT materialises it and enters plpgsql even when it sends nothing; "
             f"`q.enqueue` costs {_us(d['enqueue'])} ({_us(d['enqueue_quiet'])} with notify off): its argument "
@@ -91,7 +91,7 @@ def closing(sections: list[Section]) -> str:
         )
     if "storage" in missed:
         out.append(
-            "- **Bytes per waiting job.** q.job has 14 columns, so a row with NULLs carries a 2-byte null bitmap "
+            "- **Bytes per waiting job.** q_data.job has 14 columns, so a row with NULLs carries a 2-byte null bitmap "
             "and its header rounds up to 32 bytes; with 8 columns or fewer it would be 24, about 179 bytes per "
             "job here. Getting there means folding the claim and retry columns (token, owner, lease, crashes, "
             "max_attempts, errors, dedup_key) into composite or jsonb values that every claim, heartbeat and "
@@ -141,10 +141,10 @@ def closing(sections: list[Section]) -> str:
                    "(a minute apart with the stock naptime) every claim walks the dead entries earlier claims "
                    "left at the head of job_claim_idx (tuples read per index scan grows into the thousands), so "
                    "pickup p99 climbs until a vacuum runs. Candidates to measure beside the current design: a "
-                   "HOT-friendly claim (the claim profile has one), or a worker-side `VACUUM q.job` when the "
+                   "HOT-friendly claim (the claim profile has one), or a worker-side `VACUUM q_data.job` when the "
                    "dead-entry count crosses a threshold (it needs the table owner's rights).")
     for key, text in (
-        ("history", "- **History.** Claims slowed with finished jobs retained; q.job_history is a separate "
+        ("history", "- **History.** Claims slowed with finished jobs retained; q_data.job_history is a separate "
                     "table, so this points at the server (cache or I/O), not the claim path."),
         ("killed", "- **Killed worker.** Recovery waits for the reaper's turn (about once a second) and for "
                    "the server to notice the dead connection."),

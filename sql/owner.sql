@@ -1,4 +1,4 @@
--- Hands every pgq object in schema q to the NOLOGIN role pgq_owner, so the
+-- Hands every pgq object in schemas q and q_data to the NOLOGIN role pgq_owner, so the
 -- SECURITY DEFINER functions run with the rights of pgq's own objects only,
 -- not as whichever superuser installed pgq. Run last by install.sql and by
 -- every revision that creates objects (after its own DDL). Alembic's version
@@ -10,6 +10,8 @@ begin
   foreach v_ddl in array array(
     select format('alter schema q owner to pgq_owner')
     union all
+    select format('alter schema q_data owner to pgq_owner')
+    union all
     select format('alter function %s owner to pgq_owner', p.oid::regprocedure::text)
       from pg_catalog.pg_proc p
      where p.pronamespace = 'q'::regnamespace
@@ -17,16 +19,16 @@ begin
     union all
     -- Tables (their identity sequences and row types follow), standalone
     -- sequences, and composite types.
-    select format('alter table q.%I owner to pgq_owner', c.relname)
+    select format('alter table %I.%I owner to pgq_owner', c.relnamespace::regnamespace::text, c.relname)
       from pg_catalog.pg_class c
-     where c.relnamespace = 'q'::regnamespace
+     where c.relnamespace in ('q'::regnamespace, 'q_data'::regnamespace)
        and c.relkind in ('r', 'p')
        and c.relname <> 'alembic_version'
        and c.relowner <> 'pgq_owner'::regrole
     union all
-    select format('alter sequence q.%I owner to pgq_owner', c.relname)
+    select format('alter sequence %I.%I owner to pgq_owner', c.relnamespace::regnamespace::text, c.relname)
       from pg_catalog.pg_class c
-     where c.relnamespace = 'q'::regnamespace
+     where c.relnamespace in ('q'::regnamespace, 'q_data'::regnamespace)
        and c.relkind = 'S'
        and c.relowner <> 'pgq_owner'::regrole
        and not exists (select from pg_catalog.pg_depend d

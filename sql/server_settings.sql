@@ -1,5 +1,5 @@
 -- The server-wide half of pgq's autovacuum tuning. The per-table half is in
--- the migrations (q.job's storage parameters); this half needs a superuser
+-- the migrations (q_data.job's storage parameters); this half needs a superuser
 -- and applies to the whole cluster, so pgq does not run it for you.
 --
 --   psql "$DATABASE_URL" -f sql/server_settings.sql

@@ -18,7 +18,7 @@ begin
   values (new.queue_id, new.key, new.n, old.used_at, new.used_at);
   return null;
 end $$;
-create trigger key_rate_stamp_log after update of used_at on q.key_rate_slot
+create trigger key_rate_stamp_log after update of used_at on q_data.key_rate_slot
   for each row when (new.used_at is distinct from old.used_at) execute function key_rate_stamp_log();
 """
 

@@ -10,7 +10,7 @@ the Unix socket), one client, on a backlog restored and vacuumed before each run
    q.claim, its UPDATE inline, and measured alternatives written as ad-hoc SQL
    functions in the bench database (bench/sql/profile_alternatives.sql:
    narrower RETURNING, only the state written, a HOT-friendly claim on a copy
-   of q.job, finishing by DELETE of the row found by ctid, complete + claim
+   of q_data.job, finishing by DELETE of the row found by ctid, complete + claim
    in one statement), with pg_stat_statements' n_tup_hot_upd where it matters.
 2. pg_stat_statements with track = all: q.claim and every statement it runs
    inside, mean time per call.
@@ -124,7 +124,7 @@ def _setup(ctx: Context, backlog: int) -> int:
         conn.execute(claim_noset_sql())
         conn.execute("create extension if not exists pg_stat_statements")
         databases.fill_pgq(conn, backlog)
-        conn.execute("vacuum (analyze) q.job")
+        conn.execute("vacuum (analyze) q_data.job")
         _reset(conn, "hot", backlog)
         qid = databases.queue_id(conn)
     databases.new_raw(srv, RAW, "seed001.sql")
@@ -142,7 +142,7 @@ def per_call(ctx: Context, qid: int, backlog: int, calls: int) -> tuple[dict[str
     hot: dict[str, int] = {}
     for rep in range(p.reps):
         for label, db, script, per, kind in ctx.order(CASES, rep):
-            table = {"raw": "jobs", "pgq": "q.job", "hot": "alt.job"}[kind]
+            table = {"raw": "jobs", "pgq": "q_data.job", "hot": "alt.job"}[kind]
             with srv.connect(db) as conn:
                 _reset(conn, kind, backlog)
                 before = _hot_updates(conn, table)
@@ -188,9 +188,9 @@ def statements(ctx: Context, backlog: int, calls: int) -> tuple[list[list[str]],
             low = q.lower()
             if kind == "pgq" and toplevel and "q.claim" in low:
                 fig["pgq_plan"], fig["pgq_exec"] = plan_us, exec_us
-            elif kind == "pgq" and not toplevel and low.startswith("update q.job"):
+            elif kind == "pgq" and not toplevel and low.startswith("update q_data.job"):
                 fig["update"] = exec_us
-            elif kind == "pgq" and not toplevel and "from q.queue" in low:
+            elif kind == "pgq" and not toplevel and "from q_data.queue" in low:
                 fig["queue"] = exec_us
             elif kind == "raw" and toplevel and low.startswith("update jobs"):
                 fig["raw_plan"], fig["raw_exec"] = plan_us, exec_us

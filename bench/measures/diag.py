@@ -25,13 +25,13 @@ QUIET = ASYNC + " -c pgq.notify=off"
 CASES = [
     # (label, database, script, PGOPTIONS, vacuum first)
     ("raw INSERT, seed 004's table + NOTIFY trigger", RAW4, "diag_raw_insert", ASYNC, None),
-    ("INSERT into q.job, pgq's notify trigger on", PGQ, "diag_pgq_insert", ASYNC, None),
-    ("INSERT into q.job, pgq.notify = off", PGQ, "diag_pgq_insert", QUIET, None),
+    ("INSERT into q_data.job, pgq's notify trigger on", PGQ, "diag_pgq_insert", ASYNC, None),
+    ("INSERT into q_data.job, pgq.notify = off", PGQ, "diag_pgq_insert", QUIET, None),
     ("q.enqueue(queue, payload)", PGQ, "diag_pgq_enqueue", ASYNC, None),
     ("q.enqueue, pgq.notify = off", PGQ, "diag_pgq_enqueue", QUIET, None),
     ("raw claim (seed 001)", RAW1, "raw_claim", ASYNC, "jobs"),
-    ("q.claim's UPDATE written inline", PGQ, "diag_pgq_claim_inline", ASYNC, "q.job"),
-    ("q.claim('bench', 1)", PGQ, "pgq_claim", ASYNC, "q.job"),
+    ("q.claim's UPDATE written inline", PGQ, "diag_pgq_claim_inline", ASYNC, "q_data.job"),
+    ("q.claim('bench', 1)", PGQ, "pgq_claim", ASYNC, "q_data.job"),
 ]
 
 
@@ -42,7 +42,7 @@ def run(ctx: Context) -> Section:
     databases.new_pgq(srv, PGQ)
     with srv.connect(PGQ) as conn:
         databases.fill_pgq(conn, backlog)
-        conn.execute("vacuum (analyze) q.job")
+        conn.execute("vacuum (analyze) q_data.job")
     databases.new_raw(srv, RAW4, "seed004.sql")
     databases.new_raw(srv, RAW1, "seed001.sql")
     with srv.connect(RAW1) as conn:

@@ -4,7 +4,7 @@
    queues side by side in one run (each in its own database, the same backlog
    restored before every run, order alternating between runs): unlimited at
    head, unlimited at head in a database where another queue has a limit (so
-   flow control's triggers are on q.job: the first limit makes them, revision
+   flow control's triggers are on q_data.job: the first limit makes them, revision
    0007), unlimited at pgq@<revision> (PGQ_REVISIONS, today's code), a global
    limit of 50, and 1,000 keys with key_concurrency 1.
 2. A rate limit of 1,000 starts/s held for 60 s (quick: 5 s): 10 Python
@@ -69,14 +69,14 @@ begin
   insert into public.key_rate_stamp (key, used_at) values (new.key, new.used_at);
   return null;
 end $$;
-create trigger key_rate_stamp_log after update of used_at on q.key_rate_slot
+create trigger key_rate_stamp_log after update of used_at on q_data.key_rate_slot
   for each row when (new.used_at is distinct from old.used_at) execute function key_rate_stamp_log();
 """
 LEASE = timedelta(minutes=5)
 
 # (label, database, queue settings or None for unlimited, keyed)
 # "...armed": the same unlimited queue in a database where another queue has a limit, so flow
-# control's triggers are on q.job (made with the first limit, revision 0007; before it, always).
+# control's triggers are on q_data.job (made with the first limit, revision 0007; before it, always).
 ARMED = "select q.configure('elsewhere', concurrency => 1)"
 VARIANTS = [
     ("unlimited", "bench_flow_none", None, False),
@@ -92,25 +92,25 @@ def _fill(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> No
     column, key = (", concurrency_key", f", 'k' || (g %% {keys})") if keyed else ("", "")
     with conn.transaction():
         conn.execute("set local pgq.notify = off")
-        # Straight into q.job (set-up only); the admission trigger still gives
+        # Straight into q_data.job (set-up only); the admission trigger still gives
         # keyed jobs their key slot or holds them.
         conn.execute(
-            f"insert into q.job (queue_id, payload, run_at, state{column})"
+            f"insert into q_data.job (queue_id, payload, run_at, state{column})"
             f" select %s, jsonb_build_object('n', g), clock_timestamp(), 'w'{key} from generate_series(1, %s) g",
             (qid, n))
 
 
 def _reset(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> None:
-    conn.execute("delete from q.job")
-    if conn.execute("select to_regclass('q.queue_slot') is not null").fetchone()[0]:  # not at pgq@0002
-        conn.execute("update q.queue_slot set job_id = null")
-        conn.execute("delete from q.key_slot")
-    if conn.execute("select to_regclass('q.key_rate_slot') is not null").fetchone()[0]:  # from 0007
+    conn.execute("delete from q_data.job")
+    if conn.execute("select to_regclass('q_data.queue_slot') is not null").fetchone()[0]:  # not at pgq@0002
+        conn.execute("update q_data.queue_slot set job_id = null")
+        conn.execute("delete from q_data.key_slot")
+    if conn.execute("select to_regclass('q_data.key_rate_slot') is not null").fetchone()[0]:  # from 0007
         # (vacuumed too: every start rewrites a slot row and its used_at index entry, no HOT update)
-        conn.execute("delete from q.key_rate_slot")
-        conn.execute("vacuum q.key_rate_slot")
+        conn.execute("delete from q_data.key_rate_slot")
+        conn.execute("vacuum q_data.key_rate_slot")
     _fill(conn, n, keyed, keys)
-    conn.execute("vacuum (analyze) q.job")
+    conn.execute("vacuum (analyze) q_data.job")
 
 
 def _variants(ctx: Context) -> list[tuple[str, str, str | None, bool, str | None]]:
@@ -180,7 +180,7 @@ def _drain(ctx: Context, db: str, label: str, backlog: int, keyed: bool, keys: i
     if r.failed:
         raise RuntimeError(f"{label}: {r.failed} failed transactions")
     with ctx.server.connect(db) as conn:
-        left = conn.execute("select count(*) from q.job").fetchone()[0]
+        left = conn.execute("select count(*) from q_data.job").fetchone()[0]
     if left == 0:
         raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
     return (backlog - left) / seconds, r.tps
@@ -253,7 +253,7 @@ def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
     with srv.connect(db) as conn:
         conn.execute("select q.configure('bench', rate => %s, per => '1 second')", (RATE,))
         _fill(conn, int(RATE * (seconds + 10)), False)
-        conn.execute("vacuum (analyze) q.job")
+        conn.execute("vacuum (analyze) q_data.job")
     starts, _, errors = _claim_clients(srv, db, seconds, 0.0)
     srv.drop(db)
     starts.sort()
@@ -317,7 +317,7 @@ def held_key_rate(ctx: Context, seconds: float) -> dict[str, Any]:
         conn.execute(f"select q.configure('bench', {KR_SETTINGS})")
         conn.execute(STAMPS)
         _fill(conn, int(KR_KEYS * KR_RATE * (seconds + 5)), True, KR_KEYS)
-        conn.execute("vacuum (analyze) q.job")
+        conn.execute("vacuum (analyze) q_data.job")
     # (at least 5 ms between empty claims, as the worker does: "0" means a free slot another claim holds)
     claimed, claims, errors = _claim_clients(srv, db, seconds, 0.005)
     stamps: dict[str, list[float]] = defaultdict(list)

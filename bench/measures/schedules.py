@@ -67,8 +67,8 @@ def lateness(ctx: Context) -> tuple[list[float], list[float]]:
         worker.join(30)  # type: ignore[union-attr]
     with psycopg.connect(dsn, autocommit=True) as conn:
         enqueued = [r[0] for r in conn.execute(
-            "select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q.job_history"
-            " union all select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q.job")]
+            "select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q_data.job_history"
+            " union all select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q_data.job")]
     ctx.server.drop("bench_sched_late")
     return enqueued, started
 
@@ -89,7 +89,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select q.configure('sched-bench')")  # the same queue rows for every n
             _daily(conn, n, seed=n)
-            conn.execute("vacuum analyze q.schedule")
+            conn.execute("vacuum analyze q_data.schedule")
             conn.execute("set pgq.schedule_now = '2026-01-01 00:00:40Z'")
             for _ in range(20):
                 conn.execute("select q.reap()")  # warm: plans cached
@@ -103,7 +103,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
             t0 = time.perf_counter()
             conn.execute("do $$ begin for i in 1..1000 loop perform q.fire_schedules(1000); end loop; end $$")
             alone[n] = (time.perf_counter() - t0) / 1000
-            fired = conn.execute("select count(*) from q.job").fetchone()[0]  # type: ignore[index]
+            fired = conn.execute("select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
             assert fired == 0, f"{fired} schedules fired in the idle-turn measurement"
         ctx.server.drop(db)
         ctx.log(f"schedules: reap turn with {n:,} schedules: median {ms(median(times))},"
@@ -121,10 +121,10 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
             t0 = time.perf_counter()
             conn.execute("select q.reap(max_jobs => 1000)")
             elapsed = time.perf_counter() - t0
-            fired = conn.execute("select count(*) from q.job").fetchone()[0]  # type: ignore[index]
+            fired = conn.execute("select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
             assert fired == 1_000, f"expected 1,000 fires, got {fired}"
             per_fire.append(elapsed / 1_000)
-            conn.execute("delete from q.job")
+            conn.execute("delete from q_data.job")
     ctx.server.drop("bench_sched_fire")
     return turns, alone, per_fire
 
@@ -153,8 +153,8 @@ def claims(ctx: Context) -> dict[str, list[float]]:
             if db == many_db:
                 _daily(conn, p.schedules_many, seed=7)
                 # Real clock from here on: move the daily slots to after now.
-                conn.execute("update q.schedule set next_fire_at = q.next_slot(spec, every, timezone, now())")
-                conn.execute("vacuum analyze q.schedule")
+                conn.execute("update q_data.schedule set next_fire_at = q.next_slot(spec, every, timezone, now())")
+                conn.execute("vacuum analyze q_data.schedule")
             databases.fill_pgq(conn, p.schedules_claim_waiting)
             conn.execute("vacuum (analyze)")  # no autovacuum of the set-up during a measured run
     tps: dict[str, list[float]] = defaultdict(list)

@@ -36,7 +36,7 @@ def _seed(ctx: Context, db: str) -> None:
         databases.new_pgq(srv, db)
         with srv.connect(db) as conn:
             databases.fill_pgq(conn, n)
-            conn.execute("vacuum (analyze) q.job")
+            conn.execute("vacuum (analyze) q_data.job")
     else:
         databases.new_raw(srv, db, "seed001.sql")
         with srv.connect(db) as conn:
@@ -61,7 +61,7 @@ def run(ctx: Context) -> Section:
                         progress=interval)
         series[label] = r.progress
         averages[label] = r.tps
-        table = "q.job" if "pgq" in db else "jobs"
+        table = "q_data.job" if "pgq" in db else "jobs"
         with srv.connect(db) as conn:
             vacuums[label] = int(conn.execute(
                 "select autovacuum_count from pg_stat_user_tables where relid = %s::regclass", (table,)

@@ -13,7 +13,7 @@ payload just before the enqueue).
    (autovacuum_naptime 1min; pgq's per-table autovacuum settings from the
    migrations still apply) and **pgq's recommended settings**
    (sql/server_settings.sql: naptime 5s).
-3. Every interval: jobs done, pickup p50/p99, and for q.job its live and dead
+3. Every interval: jobs done, pickup p50/p99, and for q_data.job its live and dead
    tuples, autovacuum/vacuum/analyze counts (pg_stat_user_tables), heap and
    index sizes, and per index the tuples read per index scan
    (pg_stat_user_indexes: a claim that walks dead entries reads more).
@@ -53,12 +53,12 @@ INDEXES = ("job_claim_idx", "job_running_idx", "job_scheduled_idx", "job_dedup_k
 
 COUNTERS = """
 select n_live_tup, n_dead_tup, autovacuum_count, vacuum_count, autoanalyze_count,
-       pg_relation_size('q.job'), pg_total_relation_size('q.job'), n_tup_hot_upd, n_tup_upd
-  from pg_stat_user_tables where relid = 'q.job'::regclass
+       pg_relation_size('q_data.job'), pg_total_relation_size('q_data.job'), n_tup_hot_upd, n_tup_upd
+  from pg_stat_user_tables where relid = 'q_data.job'::regclass
 """
 INDEX_COUNTERS = """
 select indexrelname, pg_relation_size(indexrelid), idx_scan, idx_tup_read
-  from pg_stat_user_indexes where relid = 'q.job'::regclass
+  from pg_stat_user_indexes where relid = 'q_data.job'::regclass
 """
 # Entries on the leaf pages of one btree index (pageinspect; superuser).
 LEAF_ENTRIES = """
@@ -156,7 +156,7 @@ def _snapshot(conn: psycopg.Connection[Any], diagnose: bool) -> dict[str, Any]:
     snap["indexes"] = {name: {"bytes": size, "scans": scans, "tup_read": read}
                        for name, size, scans, read in conn.execute(INDEX_COUNTERS)}
     waiting, running = conn.execute(
-        "select count(*) filter (where state = 'w'), count(*) filter (where state = 'r') from q.job").fetchone()
+        "select count(*) filter (where state = 'w'), count(*) filter (where state = 'r') from q_data.job").fetchone()
     snap["waiting"], snap["running"] = waiting, running
     if diagnose:
         for name in snap["indexes"]:
@@ -195,7 +195,7 @@ def one_run(ctx: Context, key: str, naptime: str, per_second: float, diagnose: b
             row["p_all"] = lat  # kept for the whole-run percentiles, dropped before saving
             samples.append(row)
             ctx.log(f"sustained_long {key}: {at:5.0f} s {row['per_s']:7.0f}/s p99 {row['p99'] * 1000:6.1f} ms "
-                    f"dead {snap['dead']:>7} q.job {snap['total_bytes'] / 1e6:6.1f} MB av {snap['autovacuums']}")
+                    f"dead {snap['dead']:>7} q_data.job {snap['total_bytes'] / 1e6:6.1f} MB av {snap['autovacuums']}")
 
         _load(dsn, rec, per_second, p.sustained_long_minutes * 60, sample, p.sustained_long_interval_s)
     srv.set_naptime("1min")
@@ -235,7 +235,7 @@ def report(ctx: Context, runs: dict[str, list[dict[str, Any]]], cap: float, targ
         if not samples:
             continue
         stride = max(1, len(samples) // 15)
-        headers = ["t", "jobs/s", "pickup p50", "pickup p99", "dead tuples", "q.job heap", "claim idx",
+        headers = ["t", "jobs/s", "pickup p50", "pickup p99", "dead tuples", "q_data.job heap", "claim idx",
                    "running idx", "autovacuums", "claim idx tuples read / scan"]
         if diagnose:
             headers += ["claim idx entries / waiting", "running idx entries / running"]
@@ -272,13 +272,13 @@ def report(ctx: Context, runs: dict[str, list[dict[str, Any]]], cap: float, targ
         targets.append(Target(
             name=f"sustained, {labels[key]}: tables stop growing (last third grows < 10%)",
             holds=growth < 1.10,
-            detail=f"q.job with indexes x{growth:.2f} over the last third, {samples[-1]['total_bytes'] / 1e6:.1f} MB "
+            detail=f"q_data.job with indexes x{growth:.2f} over the last third, {samples[-1]['total_bytes'] / 1e6:.1f} MB "
                    "at the end"))
     tables.insert(0, Table(
         caption=f"summary: {rate(target_rate)} jobs/s offered (70% of the measured capacity, {rate(cap)} jobs/s), "
                 f"{p.sustained_long_minutes:g} min per configuration",
         headers=["configuration", "median jobs/s", "pickup p99, first minute", "worst interval p99 after it",
-                 "most dead tuples", "q.job + indexes at the end", "growth over the last third",
+                 "most dead tuples", "q_data.job + indexes at the end", "growth over the last third",
                  "autovacuums"],
         rows=summary_rows))
     c1 = ctx.charts / "sustained_long_latency.png"
@@ -286,7 +286,7 @@ def report(ctx: Context, runs: dict[str, list[dict[str, Any]]], cap: float, targ
                  {f"p99, {labels[k]}": [(s["t"], s["p99"] * 1000) for s in v if s["p_all"]] for k, v in runs.items()}
                  | {f"jobs/s ÷ 100, {labels[k]}": [(s["t"], s["per_s"] / 100) for s in v] for k, v in runs.items()})
     c2 = ctx.charts / "sustained_long_tables.png"
-    charts.lines(c2, "Sustained run: dead tuples (thousands) and q.job + indexes (MB)", "seconds", "",
+    charts.lines(c2, "Sustained run: dead tuples (thousands) and q_data.job + indexes (MB)", "seconds", "",
                  {f"dead tuples (k), {labels[k]}": [(s["t"], s["dead"] / 1000) for s in v] for k, v in runs.items()}
                  | {f"MB, {labels[k]}": [(s["t"], s["total_bytes"] / 1e6) for s in v] for k, v in runs.items()})
     for v in runs.values():

@@ -6,11 +6,11 @@ create schema alt;
 -- 1. q.claim's statement, inline, returning only what seed 001's returns.
 create function alt.claim_narrow_return(queue_id integer)
 returns bigint language sql volatile as $$
-  update q.job j
+  update q_data.job j
      set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
          lease_until = clock_timestamp() + interval '5 minutes', owner = null
    where j.ctid = any(array(
-           select w.ctid from q.job w
+           select w.ctid from q_data.job w
             where w.queue_id = claim_narrow_return.queue_id and w.state = 'w'
             order by w.priority desc, w.run_at
             limit 1 for update skip locked))
@@ -21,21 +21,21 @@ $$;
 -- writing lease, owner and attempt costs.
 create function alt.claim_state_only(queue_id integer)
 returns bigint language sql volatile as $$
-  update q.job j set state = 'r', token = gen_random_uuid()
+  update q_data.job j set state = 'r', token = gen_random_uuid()
    where j.ctid = any(array(
-           select w.ctid from q.job w
+           select w.ctid from q_data.job w
             where w.queue_id = claim_state_only.queue_id and w.state = 'w'
             order by w.priority desc, w.run_at
             limit 1 for update skip locked))
   returning j.id
 $$;
 
--- 3. A HOT-friendly claim: a copy of q.job whose claim index has no predicate
+-- 3. A HOT-friendly claim: a copy of q_data.job whose claim index has no predicate
 -- on a column the claim writes, so the claim UPDATE touches no indexed column
 -- and can stay on its page (a heap-only tuple: no new index entry, no dead
 -- one). Claimed rows stay in the claim index until completed, so a claim
 -- skips them by lease (the seed-004 lease pattern); completion deletes.
-create table alt.job (like q.job including defaults including identity);
+create table alt.job (like q_data.job including defaults including identity);
 alter table alt.job set (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02,
   autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0);
 create index job_claim_hot_idx on alt.job (queue_id, priority desc, run_at);
@@ -64,18 +64,18 @@ $$;
 -- not through job_running_idx; the token still fences.
 create function alt.complete_by_ctid(job_ctid tid, token uuid)
 returns boolean language sql volatile as $$
-  with gone as (delete from q.job j where j.ctid = complete_by_ctid.job_ctid
+  with gone as (delete from q_data.job j where j.ctid = complete_by_ctid.job_ctid
                   and j.state = 'r' and j.token = complete_by_ctid.token returning 1)
   select exists (select from gone)
 $$;
 
 create function alt.claim_ctid(queue_id integer)
 returns table (id bigint, job_ctid tid, token uuid) language sql volatile as $$
-  update q.job j
+  update q_data.job j
      set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
          lease_until = clock_timestamp() + interval '5 minutes', owner = null
    where j.ctid = any(array(
-           select w.ctid from q.job w
+           select w.ctid from q_data.job w
             where w.queue_id = claim_ctid.queue_id and w.state = 'w'
             order by w.priority desc, w.run_at
             limit 1 for update skip locked))
@@ -87,14 +87,14 @@ $$;
 create function alt.complete_and_claim(prev_id bigint, prev_token uuid, queue_id integer)
 returns table (id bigint, token uuid) language sql volatile as $$
   with done as (
-    delete from q.job d where d.id = complete_and_claim.prev_id and d.state = 'r'
+    delete from q_data.job d where d.id = complete_and_claim.prev_id and d.state = 'r'
        and d.token = complete_and_claim.prev_token
   )
-  update q.job j
+  update q_data.job j
      set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
          lease_until = clock_timestamp() + interval '5 minutes', owner = null
    where j.ctid = any(array(
-           select w.ctid from q.job w
+           select w.ctid from q_data.job w
             where w.queue_id = complete_and_claim.queue_id and w.state = 'w'
             order by w.priority desc, w.run_at
             limit 1 for update skip locked))
@@ -113,13 +113,13 @@ returns setof q.claimed_job
 language sql volatile security definer
 set search_path = pg_catalog, pg_temp
 as $$
-  update q.job j
+  update q_data.job j
      set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
-         lease_until = clock_timestamp() + (select x.lease from q.queue x where x.name = claim_sql.queue),
+         lease_until = clock_timestamp() + (select x.lease from q_data.queue x where x.name = claim_sql.queue),
          owner = nullif(current_setting('pgq.session_key', true), '')::integer
    where j.ctid = any(array(
-           select w.ctid from q.job w
-            where w.queue_id = (select x.id from q.queue x where x.name = claim_sql.queue and not x.paused)
+           select w.ctid from q_data.job w
+            where w.queue_id = (select x.id from q_data.queue x where x.name = claim_sql.queue and not x.paused)
               and w.state = 'w'
             order by w.priority desc, w.run_at
             limit claim_sql.n for update skip locked))
@@ -133,14 +133,14 @@ create function alt.claim_sql_noset(queue text, n integer default 1)
 returns setof q.claimed_job
 language sql volatile security definer
 as $$
-  update q.job j
+  update q_data.job j
      set state = 'r', attempt = j.attempt + 1, token = gen_random_uuid(),
          lease_until = pg_catalog.clock_timestamp()
-                       + (select x.lease from q.queue x where x.name = claim_sql_noset.queue),
+                       + (select x.lease from q_data.queue x where x.name = claim_sql_noset.queue),
          owner = nullif(pg_catalog.current_setting('pgq.session_key', true), '')::integer
    where j.ctid = any(array(
-           select w.ctid from q.job w
-            where w.queue_id = (select x.id from q.queue x where x.name = claim_sql_noset.queue and not x.paused)
+           select w.ctid from q_data.job w
+            where w.queue_id = (select x.id from q_data.queue x where x.name = claim_sql_noset.queue and not x.paused)
               and w.state = 'w'
             order by w.priority desc, w.run_at
             limit claim_sql_noset.n for update skip locked))

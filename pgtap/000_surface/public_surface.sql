@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(153);
+select plan(161);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -65,17 +65,17 @@ select results_eq(
     ('q.explain(bigint)'),
     ('q.fail(bigint,uuid,text,interval,boolean)'),
     ('q.fail_many(bigint[],uuid[],text[],interval)'),
-    ('q.finish(q.job,text,timestamp with time zone)'),
+    ('q.finish(q_data.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
-    ('q.fire_slot(q.schedule,timestamp with time zone)'),
+    ('q.fire_slot(q_data.schedule,timestamp with time zone)'),
     ('q.flow_arm()'),
     ('q.flow_block_reason(bigint)'),
-    ('q.flow_claim(q.queue,integer,interval,integer)'),
+    ('q.flow_claim(q_data.queue,integer,interval,integer)'),
     ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
-    ('q.flow_claim_keyed(q.queue,integer,timestamp with time zone,timestamp with time zone,integer,smallint[])'),
+    ('q.flow_claim_keyed(q_data.queue,integer,timestamp with time zone,timestamp with time zone,integer,smallint[])'),
     ('q.flow_configure(integer,integer,integer,boolean,integer,interval,text[],integer,interval)'),
     ('q.flow_pass_key_slot(integer,text,smallint)'),
-    ('q.flow_reasons(q.job,q.queue)'),
+    ('q.flow_reasons(q_data.job,q_data.queue)'),
     ('q.flow_sweep(integer,integer)'),
     ('q.flow_take_key_slot(integer,text,integer,bigint)'),
     ('q.flow_wake(integer)'),
@@ -138,7 +138,7 @@ select results_eq(
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval', 'q.queue'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval', 'q_data.queue'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
@@ -227,7 +227,7 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.queue', 'q.configure returns q.queue');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q_data.queue', 'q.configure returns q_data.queue');
 select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
 select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
@@ -369,15 +369,29 @@ select is(
   '{}'::text[],
   'every function in q has a COMMENT');
 
--- Tables: the five of pgq, plus alembic_version when installed by Alembic.
-select tables_are('q',
+-- Tables: every table pgq owns is in schema q_data, where no role pgq grants
+-- has USAGE (a DDL statement naming one fails before it joins a lock queue);
+-- schema q keeps only Alembic's version table, when installed by Alembic.
+select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
-        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total']
-    || case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
-  'schema q has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total (and alembic_version under Alembic)');
+        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total');
 
-select sequences_are('q', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
-  'schema q has exactly the sequences behind the identities and the session keys');
+select tables_are('q',
+  case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
+  'schema q has no table of pgq''s (only alembic_version under Alembic)');
+
+select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
+  'schema q_data has exactly the sequences behind the identities and the session keys');
+
+select sequences_are('q', '{}'::name[], 'schema q has no sequence');
+
+select schema_privs_are('q_data', 'pgq_viewer', '{}'::text[], 'pgq_viewer has no USAGE on schema q_data');
+select schema_privs_are('q_data', 'pgq_producer', '{}'::text[], 'pgq_producer has no USAGE on schema q_data');
+select schema_privs_are('q_data', 'pgq_worker', '{}'::text[], 'pgq_worker has no USAGE on schema q_data');
+select schema_privs_are('q_data', 'pgq_admin', '{}'::text[], 'pgq_admin has no USAGE on schema q_data');
+select schema_privs_are('q_data', 'public', '{}'::text[], 'PUBLIC has no USAGE on schema q_data');
+select schema_owner_is('q_data', 'pgq_owner', 'pgq_owner owns schema q_data');
 
 select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info', 'job_page_row'],
   'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec, schedule_info and job_page_row');

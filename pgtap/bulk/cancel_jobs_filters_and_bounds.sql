@@ -16,7 +16,7 @@ select results_eq($$ select cancelled, more from q.cancel_jobs('cj', state => 'w
 select results_eq($$ select cancelled, more from q.cancel_jobs('cj', state => 'running') $$,
   $$ values (1, false) $$, 'the running job');
 select is(q.heartbeat(:run_id, :'run_token'), 'cancelled', 'whose worker hears cancelled at its heartbeat');
-select is((select count(*)::integer from q.job_history where state = 'cancelled'), 3, 'all three are in history as cancelled');
+select is((select count(*)::integer from q_data.job_history where state = 'cancelled'), 3, 'all three are in history as cancelled');
 select results_eq($$ select cancelled, more from q.cancel_jobs('cj') $$, $$ values (2, false) $$,
   'no filter: every live job of the queue (the "b" one and the scheduled one)');
 

@@ -13,8 +13,8 @@ select results_eq($$ select purged, more from q.purge('flood', max_rows => 3) $$
   'max_rows bounds a purge; more says jobs remain');
 select results_eq($$ select purged, more from q.purge('flood') $$, $$ values (2, false) $$,
   'the rest, scheduled included');
-select is((select count(*)::integer from q.job_history), 0, 'a purge keeps no history');
-select is((select state::text from q.job where id = :run_id), 'r', 'the running job is still running');
+select is((select count(*)::integer from q_data.job_history), 0, 'a purge keeps no history');
+select is((select state::text from q_data.job where id = :run_id), 'r', 'the running job is still running');
 
 select throws_ok($$ select * from q.delete_queue('flood') $$, '55000',
   'queue ''flood'' still has waiting, scheduled or running jobs', 'a queue with a live job is not deleted (55000)');
@@ -29,8 +29,8 @@ select results_eq($$ select history_deleted from q.delete_queue('flood') $$, $$ 
   'an empty queue is deleted');
 select results_eq($$ select history_deleted from q.delete_queue('typo-queue') $$, $$ values (2) $$,
   'a queue made by a typo goes with its history (a cancelled and a dead job)');
-select is((select count(*)::integer from q.queue where name in ('flood', 'typo-queue'))
-          + (select count(*)::integer from q.throughput_total) + (select count(*)::integer from q.tally), 0,
+select is((select count(*)::integer from q_data.queue where name in ('flood', 'typo-queue'))
+          + (select count(*)::integer from q_data.throughput_total) + (select count(*)::integer from q_data.tally), 0,
   'no queue row, throughput total or tally row is left');
 
 select pg_temp.pgq_state() as before \gset

@@ -19,11 +19,11 @@ select results_eq($$ select retried, skipped, more from q.retry_dead('rd', max_r
   $$ values (2, 0, true) $$, 'max_rows bounds the call; more says dead jobs remain');
 select results_eq($$ select retried, skipped, more from q.retry_dead('rd') $$,
   $$ values (2, 1, false) $$, 'the rest: one skipped, its dedup key is held by a live job');
-select is((select state from q.job_history where id = :keyed_id), 'dead', 'the skipped job is still dead');
-select is((select count(*)::integer from q.job j join q.queue qq on qq.id = j.queue_id
+select is((select state from q_data.job_history where id = :keyed_id), 'dead', 'the skipped job is still dead');
+select is((select count(*)::integer from q_data.job j join q_data.queue qq on qq.id = j.queue_id
             where qq.name = 'rd' and j.state = 'w' and j.attempt = 0 and j.errors is not null), 5,
   'five jobs are waiting again with attempt 0 and their errors kept');
-select is((select count(*)::integer from q.job_history h join q.queue qq on qq.id = h.queue_id where qq.name = 'other'), 1,
+select is((select count(*)::integer from q_data.job_history h join q_data.queue qq on qq.id = h.queue_id where qq.name = 'other'), 1,
   'another queue''s dead job is left alone');
 select results_eq($$ select retried, skipped, more from q.retry_dead('rd') $$, $$ values (0, 1, false) $$,
   'nothing left to retry but the one that stays skipped');

@@ -11,9 +11,9 @@ select q.claim('cancel') \g /dev/null
 select is(q.cancel(:waiting_id), true, 'a waiting job is cancelled');
 select is(q.cancel(:scheduled_id), true, 'a scheduled job is cancelled');
 select is(q.cancel(:running_id), true, 'a running job is cancelled');
-select is((select count(*)::integer from q.job), 0, 'none of them is left in q.job');
+select is((select count(*)::integer from q_data.job), 0, 'none of them is left in q_data.job');
 select results_eq(
-  $$ select id, state, payload->>'n' from q.job_history order by id $$,
+  $$ select id, state, payload->>'n' from q_data.job_history order by id $$,
   format($$ values (%s::bigint, 'cancelled', 'waiting'), (%s, 'cancelled', 'scheduled'), (%s, 'cancelled', 'running') $$,
          :waiting_id, :scheduled_id, :running_id),
   'all three are in history as cancelled, with their payloads');

@@ -16,7 +16,7 @@ select id as explicit_id, lease_until as explicit_until from q.claim('claim', le
 select clock_timestamp() as t1 \gset
 select ok(:'explicit_until'::timestamptz between :'t0'::timestamptz + interval '30 seconds' and :'t1'::timestamptz + interval '30 seconds',
   'an explicit lease of 30 seconds gives now + 30 s');
-select is((select lease_until from q.job where id = :explicit_id), :'explicit_until'::timestamptz,
+select is((select lease_until from q_data.job where id = :explicit_id), :'explicit_until'::timestamptz,
   'the returned lease_until is the stored one');
 
 select q.configure('claim', lease => '2 hours') \g /dev/null

@@ -9,18 +9,18 @@ select plan(5);
 select count(*) from q.enqueue_many('claim', '[1, 2, 3]') \g /dev/null
 
 select id as default_id from q.claim('claim') \gset
-select is((select owner from q.job where id = :default_id), null, 'by default a claim records no owner (lease only)');
+select is((select owner from q_data.job where id = :default_id), null, 'by default a claim records no owner (lease only)');
 
 select id as lease_only_id from q.claim('claim', owner => 0) \gset
-select is((select owner from q.job where id = :lease_only_id), null, 'owner => 0 records no owner (lease only)');
+select is((select owner from q_data.job where id = :lease_only_id), null, 'owner => 0 records no owner (lease only)');
 
 select id as explicit_id from q.claim('claim', owner => q.session_key()) \gset
-select is((select owner from q.job where id = :explicit_id), q.session_key(), 'owner => q.session_key() is recorded as given');
+select is((select owner from q_data.job where id = :explicit_id), q.session_key(), 'owner => q.session_key() is recorded as given');
 
 select throws_ok($$ select * from q.claim('claim', owner => 424242) $$, '22023',
   'owner 424242 is not a key from q.session_key()', 'an owner key nobody registered is refused');
 
-select is((select count(*)::integer from q.job where state = 'r'), 3, '(all three jobs are running)');
+select is((select count(*)::integer from q_data.job where state = 'r'), 3, '(all three jobs are running)');
 
 select * from finish();
 rollback;

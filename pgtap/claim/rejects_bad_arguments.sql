@@ -21,7 +21,7 @@ select throws_ok(format($$ select * from q.claim(%L, 1) $$, repeat('q', 64)), '2
 select throws_ok($$ select * from q.claim(null, 1) $$, '22004', null, 'a NULL queue name is rejected (22004)');
 
 select is(pg_temp.pgq_state(), :'before', 'the rejected claims changed nothing');
-select is((select count(*)::integer from q.job where state = 'w'), 3, 'every job is still waiting');
+select is((select count(*)::integer from q_data.job where state = 'w'), 3, 'every job is still waiting');
 select is((select count(*)::integer from q.claim('claim', 1000)), 3, 'n = 1000 is accepted');
 
 select * from finish();

@@ -9,8 +9,8 @@ select is((select count(*)::integer from q.claim('claim')), 1, 'without n, one j
 select is((select count(*)::integer from q.claim('claim', 3)), 3, 'n = 3 claims three jobs');
 select is((select count(*)::integer from q.claim('claim', 10)), 2, 'n = 10 claims the two that are left');
 select is((select count(*)::integer from q.claim('claim', 10)), 0, 'an empty queue returns no job');
-select is((select count(*)::integer from q.job where state = 'r'), 6, 'every claimed job is running');
-select is((select count(distinct id)::integer from q.job where state = 'r'), 6, 'no job was handed out twice');
+select is((select count(*)::integer from q_data.job where state = 'r'), 6, 'every claimed job is running');
+select is((select count(distinct id)::integer from q_data.job where state = 'r'), 6, 'no job was handed out twice');
 
 select * from finish();
 rollback;

@@ -15,13 +15,13 @@ select results_eq($$ select id from q.claim('order', 10) $$,
   'a batch comes back highest priority first, then oldest');
 
 -- Give them all back; release the oldest low-priority job last.
-select count(q.release(id, token)) from q.job where state = 'r' and id <> :j1 \g /dev/null
-select count(q.release(id, token)) from q.job where state = 'r' \g /dev/null
+select count(q.release(id, token)) from q_data.job where state = 'r' and id <> :j1 \g /dev/null
+select count(q.release(id, token)) from q_data.job where state = 'r' \g /dev/null
 select results_eq($$ select id from q.claim('order', 10) $$,
   format('values (%s::bigint), (%s), (%s), (%s)', :j2, :j4, :j1, :j3),
   'released jobs keep their place in line, whatever order they came back in');
 
-select count(q.release(id, token)) from q.job where state = 'r' \g /dev/null
+select count(q.release(id, token)) from q_data.job where state = 'r' \g /dev/null
 select q.enqueue('order', '5', priority => 3) as j5 \gset
 select results_eq($$ select id from q.claim('order', 3) $$,
   format('values (%s::bigint), (%s), (%s)', :j2, :j4, :j5),

@@ -7,7 +7,7 @@ select token as job_token from q.claim('done') \gset
 
 select throws_ok(format($$ select q.complete(null, %L) $$, :'job_token'), '22004', null, 'a NULL id is rejected');
 select throws_ok(format($$ select q.complete(%s, null) $$, :job_id), '22004', null, 'a NULL token is rejected');
-select is((select state::text from q.job where id = :job_id), 'r', 'the job is still running');
+select is((select state::text from q_data.job where id = :job_id), 'r', 'the job is still running');
 
 select * from finish();
 rollback;

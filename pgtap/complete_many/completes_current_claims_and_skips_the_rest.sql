@@ -16,9 +16,9 @@ select results_eq(
      order by c $$,
   $$ select id from got where payload <> '4' order by id $$,
   'the ids of the current claims are returned; a wrong token and an unknown id are not');
-select is((select count(*)::integer from q.job where id in (select id from got)), 1, 'only the job with the wrong token is left');
-select is((select state::text from q.job where id = :bad_id), 'r', 'and it is still running');
-select is((select count(*)::integer from q.job_history where state = 'completed'), 1, 'keep_completed is honoured per queue');
+select is((select count(*)::integer from q_data.job where id in (select id from got)), 1, 'only the job with the wrong token is left');
+select is((select state::text from q_data.job where id = :bad_id), 'r', 'and it is still running');
+select is((select count(*)::integer from q_data.job_history where state = 'completed'), 1, 'keep_completed is honoured per queue');
 select is((select count(*)::integer from q.complete_many('{}', '{}')), 0, 'empty arrays complete nothing');
 
 select * from finish();

@@ -13,17 +13,17 @@ select q.configure('tuned', max_crashes => 9, backoff_base => '2 seconds', backo
                    keep_completed => true, retention => '1 day') \g /dev/null
 select results_eq(
   $$ select lease, max_attempts::integer, max_crashes::integer, backoff_base, backoff_max, keep_completed, retention
-       from q.queue where name = 'tuned' $$,
+       from q_data.queue where name = 'tuned' $$,
   $$ values (interval '1 minute', 7, 9, interval '2 seconds', interval '10 minutes', true, interval '1 day') $$,
   'a second call changes its settings and keeps the earlier ones');
 
 select q.configure('tuned') \g /dev/null
 select results_eq(
   $$ select lease, max_attempts::integer, max_crashes::integer, backoff_base, backoff_max, keep_completed, retention
-       from q.queue where name = 'tuned' $$,
+       from q_data.queue where name = 'tuned' $$,
   $$ values (interval '1 minute', 7, 9, interval '2 seconds', interval '10 minutes', true, interval '1 day') $$,
   'a call with no settings changes nothing');
-select is((select count(*)::integer from q.queue where name = 'tuned'), 1, 'there is one row for the queue');
+select is((select count(*)::integer from q_data.queue where name = 'tuned'), 1, 'there is one row for the queue');
 
 select * from finish();
 rollback;

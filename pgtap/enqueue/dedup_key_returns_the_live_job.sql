@@ -6,8 +6,8 @@ select plan(7);
 select q.enqueue('enq', '{"v": 1}', dedup_key => 'k') as first_id \gset
 
 select is(q.enqueue('enq', '{"v": 2}', dedup_key => 'k'), :first_id::bigint, 'a waiting job with the key is returned');
-select is((select payload from q.job where id = :first_id), '{"v": 1}'::jsonb, 'the waiting job keeps its payload');
-select is((select count(*)::integer from q.job where dedup_key = 'k'), 1, 'only one job with the key exists');
+select is((select payload from q_data.job where id = :first_id), '{"v": 1}'::jsonb, 'the waiting job keeps its payload');
+select is((select count(*)::integer from q_data.job where dedup_key = 'k'), 1, 'only one job with the key exists');
 
 select id as claimed_id from q.claim('enq', 1) \gset
 select is(:claimed_id::bigint, :first_id::bigint, '(the job is now running)');

@@ -19,7 +19,7 @@ select throws_ok(format($$ select q.enqueue_many('deep', %L) $$, '[1, ' || repea
   'a payload nests deeper than 100 levels; the cap is 100', 'q.enqueue_many refuses an element of 101');
 select lives_ok(format($$ select q.enqueue_many('deep', %L) $$, '[' || repeat('[', 100) || '"x"' || repeat(']', 100) || ']'),
   'q.enqueue_many accepts a scalar inside 100 nested arrays');
-select is((select count(*)::integer from q.job), 4, 'four jobs went in');
+select is((select count(*)::integer from q_data.job), 4, 'four jobs went in');
 
 select * from finish();
 rollback;

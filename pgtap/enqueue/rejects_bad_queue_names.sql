@@ -12,7 +12,7 @@ select throws_ok(format($$ select q.enqueue(%L, '{}') $$, repeat('a', 64)), '220
 select throws_ok($$ select q.enqueue('has space', '{}') $$, '22023', null, 'a queue name with a space is rejected');
 select throws_ok($$ select q.enqueue('quo''te', '{}') $$, '22023', null, 'a queue name with a quote is rejected');
 select throws_ok($$ select q.enqueue('a"b', '{}') $$, '22023', null, 'a queue name with a double quote is rejected');
-select throws_ok($$ select q.enqueue('x;drop table q.job', '{}') $$, '22023', null, 'a queue name with a semicolon is rejected');
+select throws_ok($$ select q.enqueue('x;drop table q_data.job', '{}') $$, '22023', null, 'a queue name with a semicolon is rejected');
 select throws_ok($$ select q.enqueue('żółw', '{}') $$, '22023', null, 'a queue name with non-ASCII letters is rejected');
 select throws_ok($$ select q.enqueue('-leading', '{}') $$, '22023', null, 'a queue name starting with a punctuation mark is rejected');
 select throws_ok($$ select q.enqueue(E'tab\there', '{}') $$, '22023', null, 'a queue name with a control character is rejected');
@@ -24,7 +24,7 @@ select is(pg_temp.pgq_state(), :'before', 'the rejected enqueues wrote nothing: 
 select lives_ok(format($$ select q.enqueue(%L, '{}') $$, repeat('a', 63)), 'a 63-character queue name is accepted');
 select lives_ok($$ select q.enqueue('A', '{}') $$, 'a one-character queue name is accepted');
 select lives_ok($$ select q.enqueue('0Az_.:-', '{}') $$, 'letters, digits and _ . : - are accepted');
-select is((select count(*)::integer from q.queue), 4, 'each accepted name made its queue row');
+select is((select count(*)::integer from q_data.queue), 4, 'each accepted name made its queue row');
 
 select * from finish();
 rollback;

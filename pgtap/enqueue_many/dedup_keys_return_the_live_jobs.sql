@@ -12,8 +12,8 @@ select array_agg(id order by ord) as ids from q.enqueue_many('dk', '["a1", "b", 
 select is((:'ids'::bigint[])[1], :old_id::bigint, 'an element whose key a live job holds gets that job''s id');
 select isnt((:'ids'::bigint[])[2], :old_id::bigint, 'a new key makes a new job');
 select is((:'ids'::bigint[])[4], (:'ids'::bigint[])[2], 'a key repeated in the call answers with the first one''s job');
-select is((select count(*)::integer from q.job), 3, 'three jobs in all: the old one, b and the one without a key');
-select is((select array_agg(payload #>> '{}' order by id) from q.job), array['old', 'b', 'none'],
+select is((select count(*)::integer from q_data.job), 3, 'three jobs in all: the old one, b and the one without a key');
+select is((select array_agg(payload #>> '{}' order by id) from q_data.job), array['old', 'b', 'none'],
   'the jobs kept are the old one, the first "b" and the one without a key');
 
 select * from finish();

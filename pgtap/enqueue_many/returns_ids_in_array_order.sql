@@ -8,7 +8,7 @@ create temp table ids as
 
 select is((select count(*)::integer from ids), 4, 'one id per element');
 select results_eq(
-  $$ select j.payload from ids join q.job j on j.id = ids.id order by ids.n $$,
+  $$ select j.payload from ids join q_data.job j on j.id = ids.id order by ids.n $$,
   $$ values ('{"i": 1}'::jsonb), ('{"i": 2}'::jsonb), ('{"i": 3}'::jsonb), ('{"i": 4}'::jsonb) $$,
   'the n-th id is the job of the n-th element');
 select is(array(select id from ids order by n), array(select id from ids order by id), 'ids ascend in array order');

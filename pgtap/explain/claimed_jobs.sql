@@ -1,4 +1,4 @@
--- A running job names its claim: a live session (its pid, from q.session
+-- A running job names its claim: a live session (its pid, from q_data.session
 -- and pg_stat_activity), a lease-only claim, a session that is gone (the
 -- next reap returns it), a lease that ran out.
 begin;
@@ -46,10 +46,10 @@ select matches((select message from q.explain(:peer_job)), 'the next q.reap retu
 select id as lease_job from q.claim('c', 1, owner => 0, lease => interval '1 hour') \gset
 select results_eq(format('select code from q.explain(%s)', :lease_job), $$ values ('claimed_lease') $$,
   'a lease-only claim: claimed_lease');
-update q.job set lease_until = now() - interval '1 second' where id = :lease_job;
+update q_data.job set lease_until = now() - interval '1 second' where id = :lease_job;
 select results_eq(format('select code from q.explain(%s)', :lease_job), $$ values ('claim_expired') $$,
   'its lease ran out: claim_expired');
-update q.job set lease_until = now() - interval '1 second' where id = :mine_id;
+update q_data.job set lease_until = now() - interval '1 second' where id = :mine_id;
 select results_eq(format('select code from q.explain(%s) order by code', :mine_id), $$ values ('claim_expired'), ('claimed_live') $$,
   'a live session whose lease ran out (no heartbeat): both reasons');
 

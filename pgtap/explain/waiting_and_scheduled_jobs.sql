@@ -9,7 +9,7 @@ select q.enqueue('w', '{}', priority => 5) as high_id \gset
 select q.enqueue('w', '{}') as older_id \gset
 select q.enqueue('w', '{}') as mine_id \gset
 select q.enqueue('w', '{}', priority => -1) as last_id \gset
-update q.job set run_at = run_at - interval '1 second' where id = :older_id;
+update q_data.job set run_at = run_at - interval '1 second' where id = :older_id;
 
 select results_eq(format('select code from q.explain(%s)', :high_id), $$ values ('ready') $$,
   'the first job in claim order is ready');
@@ -28,7 +28,7 @@ select results_eq(format('select code from q.explain(%s) order by code', :mine_i
 select q.resume('w') \g /dev/null
 
 select q.enqueue('s', '{}', run_at => clock_timestamp() + interval '1 hour') as later_id \gset
-select results_eq(format('select code, (detail ->> ''run_at'')::timestamptz = (select run_at from q.job where id = %s) from q.explain(%s)', :later_id, :later_id),
+select results_eq(format('select code, (detail ->> ''run_at'')::timestamptz = (select run_at from q_data.job where id = %s) from q.explain(%s)', :later_id, :later_id),
   $$ values ('scheduled', true) $$, 'scheduled for later, with the time');
 
 select q.enqueue('s', '{}') as failed_id \gset
@@ -38,7 +38,7 @@ select results_eq(format('select code, (detail ->> ''failures'')::integer from q
 select matches((select message from q.explain(:failed_id)), '^backing off after failure 1 until .*: timeout talking to smtp$',
   'it names the failure and the error');
 
-update q.job set run_at = now() - interval '1 minute' where id = :later_id;
+update q_data.job set run_at = now() - interval '1 minute' where id = :later_id;
 select results_eq(format('select code from q.explain(%s)', :later_id), $$ values ('due') $$,
   'a scheduled job whose time has come, not yet promoted: due (and first in line, so nothing else)');
 select q.pause('s') \g /dev/null

@@ -15,11 +15,11 @@ select is(q.fail(:job_id, :'t', 'error three', retry_in => '0'), 'dead', '3rd of
 
 select results_eq(
   $$ select (e->>'attempt')::integer, e->>'error', (e->>'crashed')::boolean
-       from q.job_history h, jsonb_array_elements(h.errors) with ordinality x(e, n)
+       from q_data.job_history h, jsonb_array_elements(h.errors) with ordinality x(e, n)
       where h.id = $$ || :job_id || $$ order by n $$,
   $$ values (1, 'error one', false), (2, 'error two', false), (3, 'error three', false) $$,
   'the dead job keeps every attempt''s error, in order');
-select is((select state from q.job_history where id = :job_id), 'dead', 'the job is dead in history');
+select is((select state from q_data.job_history where id = :job_id), 'dead', 'the job is dead in history');
 
 select * from finish();
 rollback;

@@ -11,14 +11,14 @@ select count(*) from q.enqueue_many('backoff', (select jsonb_agg(i) from generat
 
 create temp table delays (failure integer, id bigint, status text, state "char", delay interval, token uuid);
 create function pg_temp.fail_all(failure integer) returns void language sql as $$
-  update q.job set run_at = now() - interval '1 minute' where state = 's';
+  update q_data.job set run_at = now() - interval '1 minute' where state = 's';
   insert into delays
     select failure, c.id, q.fail(c.id, c.token, 'failure ' || failure), null, null, c.token
       from q.claim('backoff', 20) c;
   update delays d
      set state = j.state,
          delay = j.run_at - (j.errors->-1->>'at')::timestamptz
-    from q.job j
+    from q_data.job j
    where j.id = d.id and d.failure = fail_all.failure;
 $$;
 select pg_temp.fail_all(1), pg_temp.fail_all(2), pg_temp.fail_all(3) \g /dev/null
@@ -33,12 +33,12 @@ select ok((select bool_and(delay >= interval '20 seconds' and delay < interval '
   '3rd failure: retried after 20 to 40 seconds');
 select cmp_ok((select count(distinct delay)::integer from delays where failure = 1), '>', 10,
   'jitter: jobs that failed together do not all retry at the same moment');
-select is((select count(*)::integer from q.job where state = 's' and token is null and lease_until is null and owner is null), 20,
+select is((select count(*)::integer from q_data.job where state = 's' and token is null and lease_until is null and owner is null), 20,
   'a retried job carries no claim (token, lease, owner cleared)');
-select is((select count(*)::integer from q.job where jsonb_array_length(errors) = 3), 20, 'every failure is recorded in errors');
+select is((select count(*)::integer from q_data.job where jsonb_array_length(errors) = 3), 20, 'every failure is recorded in errors');
 select results_eq(
-  $$ select e->>'attempt', e->>'error', e->>'crashed' from q.job j, jsonb_array_elements(j.errors) with ordinality x(e, n)
-      where j.id = (select min(id) from q.job) order by n $$,
+  $$ select e->>'attempt', e->>'error', e->>'crashed' from q_data.job j, jsonb_array_elements(j.errors) with ordinality x(e, n)
+      where j.id = (select min(id) from q_data.job) order by n $$,
   $$ values ('1', 'failure 1', 'false'), ('2', 'failure 2', 'false'), ('3', 'failure 3', 'false') $$,
   'errors hold attempt, message and crashed = false, in order');
 select is((select count(*)::integer from q.claim('backoff', 20)), 0, 'a job backing off is not claimed before its time');

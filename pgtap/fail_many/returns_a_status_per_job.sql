@@ -16,9 +16,9 @@ select results_eq(
      order by f.id $$,
   format($$ values (%s::bigint, 'retry'), (%s, 'dead'), (%s, 'lost') $$, :retry_id, :dead_id, :lost_id),
   'each id comes back with its own status');
-select is((select errors->0->>'error' from q.job where id = :retry_id), 'error of retry', 'each job got its own error message');
-select is((select state from q.job_history where id = :dead_id), 'dead', 'the dead one is in history');
-select is((select state::text from q.job where id = :lost_id), 'r', 'the lost one is untouched');
+select is((select errors->0->>'error' from q_data.job where id = :retry_id), 'error of retry', 'each job got its own error message');
+select is((select state from q_data.job_history where id = :dead_id), 'dead', 'the dead one is in history');
+select is((select state::text from q_data.job where id = :lost_id), 'r', 'the lost one is untouched');
 
 select * from finish();
 rollback;

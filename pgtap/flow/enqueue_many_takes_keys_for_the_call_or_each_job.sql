@@ -5,11 +5,11 @@ select plan(4);
 
 select (q.configure('many', key_concurrency => 1)).key_concurrency as k \gset
 select q.enqueue_many('many', '[1, 2, 3]', concurrency_key => 'all') \g /dev/null
-select is((select array_agg(state::text order by id) from q.job where concurrency_key = 'all'), array['w', 'h', 'h'],
+select is((select array_agg(state::text order by id) from q_data.job where concurrency_key = 'all'), array['w', 'h', 'h'],
   'one key for the call: the first admitted, the rest held in order');
 
 select q.enqueue_many('many', '[4, 5, 6]', concurrency_keys => array['x', null, 'x']) \g /dev/null
-select is((select array_agg(coalesce(concurrency_key, '-') || ':' || state::text order by id) from q.job where payload::int > 3),
+select is((select array_agg(coalesce(concurrency_key, '-') || ':' || state::text order by id) from q_data.job where payload::int > 3),
   array['x:w', '-:w', 'x:h'], 'one key per payload, NULL for none');
 
 select throws_ok($$ select q.enqueue_many('many', '[1, 2]', concurrency_keys => array['x']) $$,

@@ -8,7 +8,7 @@ select (q.configure('paths', concurrency => 1, max_crashes => 5)).concurrency as
 select q.enqueue('paths', jsonb_build_object('i', g)) from generate_series(1, 8) g \g /dev/null
 
 create function pg_temp.free_slots() returns integer language sql as $$
-  select count(*)::integer from q.queue_slot s join q.queue qq on qq.id = s.queue_id
+  select count(*)::integer from q_data.queue_slot s join q_data.queue qq on qq.id = s.queue_id
    where qq.name = 'paths' and s.job_id is null $$;
 
 select id, token from q.claim('paths') \gset
@@ -32,11 +32,11 @@ select q.cancel(:id) \g /dev/null
 select is(pg_temp.free_slots(), 1, 'cancel of a running job frees the slot');
 
 select id as lost_id, token from q.claim('paths', lease => '1 minute', owner => 0) \gset
-update q.job set lease_until = now() - interval '1 second' where id = :lost_id;
+update q_data.job set lease_until = now() - interval '1 second' where id = :lost_id;
 select q.reap() \g /dev/null
 select is(pg_temp.free_slots(), 1, 'a lease run out and reaped frees the slot');
 select is((select id from q.claim('paths')), :lost_id::bigint, 'the reaped job is claimed again');
-select is((select count(*)::integer from q.queue_slot s join q.queue qq on qq.id = s.queue_id
+select is((select count(*)::integer from q_data.queue_slot s join q_data.queue qq on qq.id = s.queue_id
             where qq.name = 'paths' and s.job_id = :lost_id), 1, 'and holds one slot, not two');
 
 select * from finish();

@@ -8,7 +8,7 @@ select q.enqueue('lim_order', '{"n": 1}') \g /dev/null
 select q.enqueue('lim_order', '{"n": 2}', priority => 5) \g /dev/null
 select q.enqueue('lim_order', '{"n": 3}') \g /dev/null
 select q.enqueue('lim_order', '{"n": 4}', run_at => clock_timestamp() + interval '1 hour') as due_id \gset
-update q.job set run_at = now() - interval '1 minute' where id = :due_id;
+update q_data.job set run_at = now() - interval '1 minute' where id = :due_id;
 
 select results_eq($$ select payload from q.claim('lim_order', 2) $$,
   $$ values ('{"n": 2}'::jsonb), ('{"n": 1}'::jsonb) $$, 'the highest priority, then the oldest');

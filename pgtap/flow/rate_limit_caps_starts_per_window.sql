@@ -12,9 +12,9 @@ select is((select count(*)::integer from q.claim('rl', 10)), 0, 'then none');
 select is(current_setting('pgq.claim_blocked', true), 'rate', 'pgq.claim_blocked says rate');
 select ok(current_setting('pgq.claim_retry_in', true)::float8 between 3500 and 3600,
   'pgq.claim_retry_in says when the oldest start leaves the window (about an hour)');
-update q.rate_slot set used_at = used_at - interval '1 hour' where n = (select min(n) from q.rate_slot);
+update q_data.rate_slot set used_at = used_at - interval '1 hour' where n = (select min(n) from q_data.rate_slot);
 select is((select count(*)::integer from q.claim('rl', 10)), 1, 'one slot an hour old: one more start');
-select is((select count(*)::integer from q.job where state = 'w'), 2, 'the rest wait (never failed, no attempt counted)');
+select is((select count(*)::integer from q_data.job where state = 'w'), 2, 'the rest wait (never failed, no attempt counted)');
 
 select * from finish();
 rollback;

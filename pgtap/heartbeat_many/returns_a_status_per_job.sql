@@ -17,9 +17,9 @@ select results_eq(
      order by h.id $$,
   format($$ values (%s::bigint, 'running'), (%s, 'cancelled'), (%s, 'lost') $$, :running_id, :cancelled_id, :lost_id),
   'each id comes back with its own status');
-select ok((select lease_until > clock_timestamp() + interval '59 minutes' from q.job where id = :running_id),
+select ok((select lease_until > clock_timestamp() + interval '59 minutes' from q_data.job where id = :running_id),
   'the running claim''s lease was extended');
-select ok((select lease_until < clock_timestamp() + interval '1 minute' from q.job where id = :lost_id),
+select ok((select lease_until < clock_timestamp() + interval '1 minute' from q_data.job where id = :lost_id),
   'the lost one''s lease was not');
 
 select * from finish();

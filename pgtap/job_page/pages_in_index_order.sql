@@ -12,7 +12,7 @@ select q.enqueue('jp', '{"n": 8}', run_at => clock_timestamp() + interval '1 hou
 create temp table seen (page integer, id bigint, after jsonb);
 insert into seen select 1, p.id, p.next_after from q.job_page('jp', 'waiting', page_size => 3) p;
 select set_eq($$ select id from seen where page = 1 $$,
-  $$ select id from q.job j where j.state = 'w' order by j.priority desc, j.run_at, j.id limit 3 $$,
+  $$ select id from q_data.job j where j.state = 'w' order by j.priority desc, j.run_at, j.id limit 3 $$,
   'page 1: the first three in claim order');
 create temp table walked as
   with recursive pages (n, rows, last) as (
@@ -26,7 +26,7 @@ create temp table walked as
   select n, unnest(rows) as id from pages;
 select results_eq($$ select id from walked order by n, id $$,
   $$ select id from (select j.id, row_number() over (order by j.priority desc, j.run_at, j.id) as k
-                       from q.job j where j.state = 'w') x order by (k + 1) / 2, id $$,
+                       from q_data.job j where j.state = 'w') x order by (k + 1) / 2, id $$,
   'walking pages of 2 visits every waiting job once, in claim order');
 select is((select count(*)::integer from walked), 7, 'all seven waiting jobs, no duplicates');
 select is((select count(distinct id)::integer from walked), 7, '(distinct)');

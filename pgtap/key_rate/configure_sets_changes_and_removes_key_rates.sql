@@ -9,21 +9,21 @@ select q.enqueue('kc', jsonb_build_object('i', g), concurrency_key => 'K') from 
 
 select results_eq($$ select key_rate, key_per from q.configure('kc', key_rate => 3) $$,
   $$ values (3, interval '1 second') $$, 'key_per defaults to 1 second');
-select is((select count(*)::integer from q.key_rate_slot where key = 'K'), 3, 'a known key gets its 3 rate slots at once');
+select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 3, 'a known key gets its 3 rate slots at once');
 select results_eq($$ select key_rate, key_per from q.configure('kc', key_rate => 1, key_per => '1 hour') $$,
   $$ values (1, interval '1 hour') $$, 'changed');
-select is((select count(*)::integer from q.key_rate_slot where key = 'K'), 1, 'the slots above the new rate go');
+select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 1, 'the slots above the new rate go');
 
 select is((select count(*)::integer from q.claim('kc', 10)), 1, 'one start per hour');
-select is((select count(*)::integer from q.job where rate_wait), 3, 'three put off');
+select is((select count(*)::integer from q_data.job where rate_wait), 3, 'three put off');
 select q.configure('kc', key_per => '2 hours') \g /dev/null
-select is((select count(*)::integer from q.job where state = 'w' and rate_wait is null), 3,
+select is((select count(*)::integer from q_data.job where state = 'w' and rate_wait is null), 3,
   'a changed window makes them waiting again');
 select is((select count(*)::integer from q.claim('kc', 10)), 0, '(and the next claim puts them off again under it)');
 select q.configure('kc', unlimit => '{key_rate}') \g /dev/null
 select results_eq(
-  $$ select (select count(*)::integer from q.job where state = 'w'), (select count(*)::integer from q.key_rate_slot),
-            (select key_rate from q.queue where name = 'kc') $$,
+  $$ select (select count(*)::integer from q_data.job where state = 'w'), (select count(*)::integer from q_data.key_rate_slot),
+            (select key_rate from q_data.queue where name = 'kc') $$,
   $$ values (3, 0, null::integer) $$,
   'removed: the put-off jobs wait again, the rate slots are gone');
 

@@ -12,18 +12,18 @@ select c.id, c.token from q.claim('ko', 1) c \gset first_
 select is((select count(*)::integer from q.claim('ko', 10)), 0, 'one at a time');
 select q.complete(:first_id, :'first_token') \g /dev/null
 select is((select count(*)::integer from q.claim('ko', 10)), 0, 'the next job is admitted but its key''s hour is not over');
-select is((select payload->>'i' from q.job where rate_wait), '2', 'job 2, put off');
+select is((select payload->>'i' from q_data.job where rate_wait), '2', 'job 2, put off');
 
-update q.key_rate_slot set used_at = used_at - interval '1 hour';
-update q.job set run_at = run_at - interval '1 hour' where rate_wait;
+update q_data.key_rate_slot set used_at = used_at - interval '1 hour';
+update q_data.job set run_at = run_at - interval '1 hour' where rate_wait;
 select is((select c.payload->>'i' from q.claim('ko', 10) c), '2', 'an hour later job 2 runs');
 
 -- Job 2 ends, job 3 is admitted and put off; cancelling it admits job 4.
-select q.complete(j.id, j.token) from q.job j where j.state = 'r' \g /dev/null
+select q.complete(j.id, j.token) from q_data.job j where j.state = 'r' \g /dev/null
 select q.claim('ko', 10) \g /dev/null
-select q.cancel(id) from q.job where rate_wait \g /dev/null
-select is((select payload->>'i' from q.job where key_slot is not null), '4', 'cancelling the put-off job 3 passes the key slot to job 4');
-select is((select count(*)::integer from q.job), 1, 'and nothing else is left');
+select q.cancel(id) from q_data.job where rate_wait \g /dev/null
+select is((select payload->>'i' from q_data.job where key_slot is not null), '4', 'cancelling the put-off job 3 passes the key slot to job 4');
+select is((select count(*)::integer from q_data.job), 1, 'and nothing else is left');
 
 select * from finish();
 rollback;

@@ -9,7 +9,7 @@ select q.enqueue('rr_kr', jsonb_build_object('i', g), concurrency_key => 'K') fr
 select is(current_setting('transaction_isolation'), 'repeatable read', '(this transaction is REPEATABLE READ)');
 select is((select count(*)::integer from q.claim('rr_kr', 10)), 2, 'a claim starts 2 of the key');
 select is((select count(*)::integer from q.claim('rr_kr', 10)), 0, 'the next one none');
-select is((select count(*)::integer from q.key_rate_slot where used_at > '-infinity'), 2, 'each start stamped a slot');
+select is((select count(*)::integer from q_data.key_rate_slot where used_at > '-infinity'), 2, 'each start stamped a slot');
 
 select * from finish();
 rollback;

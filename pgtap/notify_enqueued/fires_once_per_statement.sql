@@ -27,7 +27,7 @@ select is(pg_temp.calls('tg_job__notify_enqueued'), 4::bigint, 'with pgq.notify 
 select ok(
   (select t.tgtype & 1 = 0 and t.tgnewtable = 'inserted'
      from pg_catalog.pg_trigger t
-    where t.tgrelid = 'q.job'::regclass and t.tgname = '_900_notify_enqueued'),
+    where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_900_notify_enqueued'),
   'it is a statement-level trigger with the transition table "inserted"');
 
 select * from finish();

@@ -3,16 +3,16 @@
 begin;
 select plan(5);
 
-select triggers_are('q', 'job', array['_900_notify_enqueued'],
-  'q.job has exactly _900_notify_enqueued (flow control''s row triggers come with the first limit: pgtap/flow/first_limit_makes_the_flow_triggers.sql)');
-select trigger_is('q', 'job', '_900_notify_enqueued', 'q', 'tg_job__notify_enqueued',
+select triggers_are('q_data', 'job', array['_900_notify_enqueued'],
+  'q_data.job has exactly _900_notify_enqueued (flow control''s row triggers come with the first limit: pgtap/flow/first_limit_makes_the_flow_triggers.sql)');
+select trigger_is('q_data', 'job', '_900_notify_enqueued', 'q', 'tg_job__notify_enqueued',
   '_900_notify_enqueued calls q.tg_job__notify_enqueued()');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update, 64 = instead.
-select is((select t.tgtype::integer from pg_trigger t where t.tgrelid = 'q.job'::regclass and t.tgname = '_900_notify_enqueued'),
+select is((select t.tgtype::integer from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_900_notify_enqueued'),
   4, 'the trigger fires AFTER INSERT, FOR EACH STATEMENT, on nothing else');
-select is((select t.tgnewtable::text from pg_trigger t where t.tgrelid = 'q.job'::regclass and t.tgname = '_900_notify_enqueued'),
+select is((select t.tgnewtable::text from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_900_notify_enqueued'),
   'inserted', 'the trigger sees the statement''s rows as the transition table "inserted"');
-select is((select t.tgenabled::text from pg_trigger t where t.tgrelid = 'q.job'::regclass and t.tgname = '_900_notify_enqueued'),
+select is((select t.tgenabled::text from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_900_notify_enqueued'),
   'O', 'the trigger is enabled');
 
 select * from finish();

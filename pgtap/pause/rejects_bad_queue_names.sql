@@ -8,8 +8,8 @@ select q.enqueue('existing', '{}') \g /dev/null
 
 select throws_ok($$ select q.pause('no such;queue') $$, '22023', null, 'a malformed name is rejected');
 select throws_ok($$ select q.pause(null) $$, '22004', null, 'a NULL name is rejected');
-select is((select count(*)::integer from q.queue), 1, 'no queue row was created');
-select is((select paused from q.queue where name = 'existing'), false, 'the existing queue was not paused');
+select is((select count(*)::integer from q_data.queue), 1, 'no queue row was created');
+select is((select paused from q_data.queue where name = 'existing'), false, 'the existing queue was not paused');
 
 select * from finish();
 rollback;

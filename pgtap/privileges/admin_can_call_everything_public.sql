@@ -27,10 +27,10 @@ select is(:claimed_id::bigint, :job_id::bigint, 'an admin can enqueue and claim'
 select ok(:'cancelled'::boolean, 'an admin can cancel');
 select is(:retried::bigint, :job_id::bigint, 'an admin can retry');
 select ok(:'stats_paused'::boolean and :stats_waiting = 1, 'an admin can pause and read stats');
-select ok(not (select paused from q.queue where name = 'priv'), 'an admin can resume');
+select ok(not (select paused from q_data.queue where name = 'priv'), 'an admin can resume');
 
-select throws_ok($$ set local role pgq_admin; select * from q.job $$,
-  '42501', null, 'even an admin cannot select from q.job');
+select throws_ok($$ set local role pgq_admin; select * from q_data.job $$,
+  '42501', null, 'even an admin cannot select from q_data.job');
 select throws_ok($$ set local role pgq_admin; select q.finish(null, 'dead', now()) $$,
   '42501', null, 'even an admin cannot call an internal function');
 

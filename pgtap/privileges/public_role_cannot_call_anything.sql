@@ -12,8 +12,8 @@ select throws_ok($$ set local role pgq_tap_nobody; select * from q.stats() $$,
   '42501', null, 'PUBLIC cannot read stats');
 select throws_ok($$ set local role pgq_tap_nobody; select q.session_key() $$,
   '42501', null, 'PUBLIC cannot take a session key');
-select throws_ok($$ set local role pgq_tap_nobody; select * from q.queue $$,
-  '42501', null, 'PUBLIC cannot read q.queue');
+select throws_ok($$ set local role pgq_tap_nobody; select * from q_data.queue $$,
+  '42501', null, 'PUBLIC cannot read q_data.queue');
 
 select * from finish();
 rollback;

@@ -19,8 +19,8 @@ select throws_ok($$ set local role pgq_worker; select q.schedule('w', '* * * * *
   'a worker cannot create schedules');
 select throws_ok($$ set local role pgq_producer; select * from q.schedules() $$, '42501', null,
   'a producer cannot list schedules');
-select throws_ok($$ set local role pgq_admin; select * from q.schedule $$, '42501', null,
-  'even an admin cannot read q.schedule directly');
+select throws_ok($$ set local role pgq_admin; select * from q_data.schedule $$, '42501', null,
+  'even an admin cannot read q_data.schedule directly');
 select throws_ok($$ set local role pgq_admin; select q.cron_parse('* * * * *') $$, '42501', null,
   'even an admin cannot call an internal function');
 

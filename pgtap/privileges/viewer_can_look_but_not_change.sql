@@ -37,8 +37,8 @@ select throws_ok($$ set local role pgq_viewer; select * from q.claim('priv') $$,
   '42501', null, 'a viewer cannot claim');
 select throws_ok($$ set local role pgq_viewer; select q.reap() $$,
   '42501', null, 'a viewer cannot reap');
-select throws_ok($$ set local role pgq_viewer; select * from q.job $$,
-  '42501', null, 'a viewer cannot select from q.job');
+select throws_ok($$ set local role pgq_viewer; select * from q_data.job $$,
+  '42501', null, 'a viewer cannot select from q_data.job');
 select throws_ok($$ set local role pgq_viewer; select q.roll_up_tally(10) $$,
   '42501', null, 'a viewer cannot call an internal function');
 

@@ -17,14 +17,14 @@ select is(:'heartbeat_status'::text, 'running', 'a worker can heartbeat');
 select is(:'completed'::boolean, true, 'a worker can complete');
 select is(:reaped, 0, 'a worker can reap');
 
-select throws_ok($$ set local role pgq_worker; select * from q.job $$,
-  '42501', null, 'a worker cannot select from q.job');
-select throws_ok($$ set local role pgq_worker; select * from q.queue $$,
-  '42501', null, 'a worker cannot select from q.queue');
-select throws_ok($$ set local role pgq_worker; select * from q.job_history $$,
-  '42501', null, 'a worker cannot select from q.job_history');
-select throws_ok($$ set local role pgq_worker; update q.job set state = 'w' $$,
-  '42501', null, 'a worker cannot update q.job directly');
+select throws_ok($$ set local role pgq_worker; select * from q_data.job $$,
+  '42501', null, 'a worker cannot select from q_data.job');
+select throws_ok($$ set local role pgq_worker; select * from q_data.queue $$,
+  '42501', null, 'a worker cannot select from q_data.queue');
+select throws_ok($$ set local role pgq_worker; select * from q_data.job_history $$,
+  '42501', null, 'a worker cannot select from q_data.job_history');
+select throws_ok($$ set local role pgq_worker; update q_data.job set state = 'w' $$,
+  '42501', null, 'a worker cannot update q_data.job directly');
 select throws_ok(format($$ set local role pgq_worker; select q.cancel(%s) $$, :job_id),
   '42501', null, 'a worker cannot call q.cancel');
 select throws_ok($$ set local role pgq_worker; select q.pause('priv') $$,

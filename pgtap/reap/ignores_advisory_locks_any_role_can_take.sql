@@ -17,7 +17,7 @@ select * from dblink('squatter', $$
   select count(pg_advisory_lock(1885827328, k))::integer from generate_series(-1, 100) k $$) as t(n integer) \g /dev/null
 
 select is(q.reap(), 1, 'reap returns the expired claim while another session holds pgq''s old advisory locks');
-select is((select state::text from q.job where id = :job_id), 'w', 'the job is waiting again');
+select is((select state::text from q_data.job where id = :job_id), 'w', 'the job is waiting again');
 
 select dblink_disconnect('squatter') \g /dev/null
 select * from finish();

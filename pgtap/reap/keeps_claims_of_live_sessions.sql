@@ -17,8 +17,8 @@ select id as claimed_peer from q.claim('live', 1, lease => '1 hour', owner => :p
 select is(:claimed_peer::bigint, :peer_id::bigint, '(the second job is claimed on behalf of the peer''s key)');
 
 select is(q.reap(), 0, 'reap returns nothing while both sessions are alive');
-select is((select owner from q.job where id = :mine_id), q.session_key(), '(my claim carries my own key)');
-select is((select count(*)::integer from q.job where state = 'r'), 2, 'both claims are still running');
+select is((select owner from q_data.job where id = :mine_id), q.session_key(), '(my claim carries my own key)');
+select is((select count(*)::integer from q_data.job where state = 'r'), 2, 'both claims are still running');
 
 select dblink_disconnect('peer') \g /dev/null
 -- The backend exits a moment after its client hangs up; wait (bounded) for it to go.
@@ -36,7 +36,7 @@ end
 $$;
 select ok(pg_temp.backend_gone(:peer_pid), '(the peer''s backend ended within 10 seconds of its disconnect)');
 select is(q.reap(), 1, 'after the peer is gone, reap returns its claim');
-select is((select state::text || ' ' || coalesce(owner::text, 'none') from q.job where id = :mine_id), 'r ' || q.session_key(),
+select is((select state::text || ' ' || coalesce(owner::text, 'none') from q_data.job where id = :mine_id), 'r ' || q.session_key(),
   'my own claim is still mine');
 
 select * from finish();

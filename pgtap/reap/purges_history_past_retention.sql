@@ -11,13 +11,13 @@ select q.enqueue('lasting', '{}') as old_id \gset
 select q.cancel(:brief_id) \g /dev/null
 select q.cancel(:recent_id) \g /dev/null
 select q.cancel(:old_id) \g /dev/null
-update q.job_history set finished_at = now() - interval '8 days' where id = :old_id;
-select is((select count(*)::integer from q.job_history), 3, '(three cancelled jobs in history)');
+update q_data.job_history set finished_at = now() - interval '8 days' where id = :old_id;
+select is((select count(*)::integer from q_data.job_history), 3, '(three cancelled jobs in history)');
 
 select q.reap() \g /dev/null
-select is((select count(*)::integer from q.job_history where id = :brief_id), 0, 'retention 0: the row is purged on the next reap');
-select is((select count(*)::integer from q.job_history where id = :old_id), 0, 'default 7 days: a row finished 8 days ago is purged');
-select is((select count(*)::integer from q.job_history where id = :recent_id), 1, 'default 7 days: a recent row is kept');
+select is((select count(*)::integer from q_data.job_history where id = :brief_id), 0, 'retention 0: the row is purged on the next reap');
+select is((select count(*)::integer from q_data.job_history where id = :old_id), 0, 'default 7 days: a row finished 8 days ago is purged');
+select is((select count(*)::integer from q_data.job_history where id = :recent_id), 1, 'default 7 days: a recent row is kept');
 
 select * from finish();
 rollback;

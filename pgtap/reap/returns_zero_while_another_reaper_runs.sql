@@ -1,5 +1,5 @@
 -- One reaper at a time: while another session's reap holds the turn (a row
--- lock on q.reaper_turn), reap returns 0 at once and touches nothing. A
+-- lock on q_data.reaper_turn), reap returns 0 at once and touches nothing. A
 -- second session is needed (dblink), which locks the row as q.reap does.
 begin;
 select plan(4);
@@ -12,14 +12,14 @@ select pg_sleep(0.05) \g /dev/null
 
 select dblink_connect('other_reaper', pg_temp.peer_conninfo()) \g /dev/null
 select dblink_exec('other_reaper', 'begin') \g /dev/null
-select * from dblink('other_reaper', 'select true from q.reaper_turn for update') as t(x boolean) \g /dev/null
+select * from dblink('other_reaper', 'select true from q_data.reaper_turn for update') as t(x boolean) \g /dev/null
 
 select is(q.reap(), 0, 'reap returns 0 while another session holds the reaper''s turn');
-select is((select state::text from q.job where id = :job_id), 'r', 'the expired claim was not touched');
+select is((select state::text from q_data.job where id = :job_id), 'r', 'the expired claim was not touched');
 
 select dblink_exec('other_reaper', 'rollback') \g /dev/null
 select is(q.reap(), 1, 'once the other reaper is done, reap does the work');
-select is((select state::text from q.job where id = :job_id), 'w', 'the expired claim is back to waiting');
+select is((select state::text from q_data.job where id = :job_id), 'w', 'the expired claim is back to waiting');
 select dblink_disconnect('other_reaper') \g /dev/null
 
 select * from finish();

@@ -14,8 +14,8 @@ select results_eq(
      order by r $$,
   $$ select id from got where payload <> '3' order by id $$,
   'the ids of the current claims are returned');
-select is((select count(*)::integer from q.job where state = 'w' and attempt = 0), 2, 'they are waiting again, attempt taken back');
-select is((select state::text from q.job where id = :kept_id), 'r', 'the pair with a wrong token is still running');
+select is((select count(*)::integer from q_data.job where state = 'w' and attempt = 0), 2, 'they are waiting again, attempt taken back');
+select is((select state::text from q_data.job where id = :kept_id), 'r', 'the pair with a wrong token is still running');
 select throws_ok($$ select q.release_many(array[1, 2]::bigint[], array[gen_random_uuid()]) $$, '22023', null,
   'arrays of different lengths are rejected');
 select throws_ok($$ select q.release_many(null, array[gen_random_uuid()]) $$, '22004', null, 'NULL ids are rejected');

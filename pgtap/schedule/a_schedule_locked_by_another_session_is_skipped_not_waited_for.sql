@@ -19,7 +19,7 @@ select q.schedule('mine', '* * * * *', 'peer-queue') \g /dev/null
 reset pgq.schedule_now;
 
 select * from dblink('peer', 'begin') as t(x text) \g /dev/null
-select * from dblink('peer', $$ select 1 from q.schedule where name = 'peer-locked' for update $$) as t(x integer) \g /dev/null
+select * from dblink('peer', $$ select 1 from q_data.schedule where name = 'peer-locked' for update $$) as t(x integer) \g /dev/null
 
 set local lock_timeout = '2s';
 select lives_ok($$ select pg_temp.reap_at('2026-12-01 10:01:00.1Z') $$, 'the reap does not wait for the locked row');
@@ -37,4 +37,4 @@ rollback;
 
 -- What the peer committed.
 select q.unschedule('peer-locked') \g /dev/null
-delete from q.queue qq where qq.name = 'peer-queue';
+delete from q_data.queue qq where qq.name = 'peer-queue';

@@ -17,7 +17,7 @@ select is(pg_temp.fired('daily'),
 select is(cardinality(pg_temp.fired('minutely')), 101, 'a minutely one gets the cap of 100 missed slots plus the one on time');
 select is((pg_temp.fired('minutely'))[1], '2026-12-08T10:20:00Z', 'the newest 100 missed slots (10:20 to 11:59)');
 select is((pg_temp.fired('minutely'))[101], '2026-12-08T12:00:00Z', 'and the on-time slot (12:00)');
-select is((select next_fire_at from q.schedule where name = 'minutely'), '2026-12-08 12:01Z'::timestamptz, 'then it goes on');
+select is((select next_fire_at from q_data.schedule where name = 'minutely'), '2026-12-08 12:01Z'::timestamptz, 'then it goes on');
 
 select * from finish();
 rollback;

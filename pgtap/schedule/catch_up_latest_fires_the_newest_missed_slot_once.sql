@@ -12,7 +12,7 @@ select pg_temp.reap_at('2026-12-01 03:00:01Z');
 select pg_temp.reap_at('2026-12-08 12:00Z');
 select is(pg_temp.fired('daily'), array['2026-12-01T03:00:00Z', '2026-12-08T03:00:00Z'],
   'one job for the missed week: its newest slot');
-select is((select next_fire_at from q.schedule), '2026-12-09 03:00Z'::timestamptz, 'then the next slot as usual');
+select is((select next_fire_at from q_data.schedule), '2026-12-09 03:00Z'::timestamptz, 'then the next slot as usual');
 select pg_temp.reap_at('2026-12-09 03:00:00.5Z');
 select is(cardinality(pg_temp.fired('daily')), 3, 'and it fires on time again');
 

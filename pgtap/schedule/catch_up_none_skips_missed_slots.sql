@@ -9,7 +9,7 @@ select q.schedule('daily', '0 3 * * *', 'catchup', catch_up => 'none') \g /dev/n
 reset pgq.schedule_now;
 select pg_temp.reap_at('2026-12-08 12:00Z');
 select is(pg_temp.fired('daily'), '{}'::text[], 'the missed week fires nothing');
-select is((select next_fire_at from q.schedule), '2026-12-09 03:00Z'::timestamptz, 'the next slot is tomorrow''s');
+select is((select next_fire_at from q_data.schedule), '2026-12-09 03:00Z'::timestamptz, 'the next slot is tomorrow''s');
 select pg_temp.reap_at('2026-12-09 03:00:00.3Z');
 select is(pg_temp.fired('daily'), array['2026-12-09T03:00:00Z'], 'which fires');
 

@@ -15,8 +15,8 @@ select pg_temp.walk('2026-03-07 00:00Z', '2026-03-09 12:00Z', '5 minutes');
 select is(pg_temp.fired('ny-0230'), array['2026-03-07T07:30:00Z', '2026-03-08T07:30:00Z', '2026-03-09T06:30:00Z'],
   'spring forward: 02:30 EST, then once at 03:30 EDT (07:30 UTC) on the day, then 02:30 EDT');
 
-update q.schedule set next_fire_at = q.next_slot(spec, every, timezone, '2026-10-31 00:00Z');
-delete from q.job;
+update q_data.schedule set next_fire_at = q.next_slot(spec, every, timezone, '2026-10-31 00:00Z');
+delete from q_data.job;
 select pg_temp.walk('2026-10-31 00:00Z', '2026-11-02 12:00Z', '5 minutes');
 select is(pg_temp.fired('ny-0130'), array['2026-10-31T05:30:00Z', '2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z'],
   'fall back: 01:30 EDT, then once on the day, at the second 01:30 (EST, 06:30 UTC), then 01:30 EST');

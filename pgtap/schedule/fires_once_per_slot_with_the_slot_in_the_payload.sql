@@ -20,15 +20,15 @@ select pg_temp.reap_at('2026-12-01 03:00:01Z');
 select pg_temp.reap_at('2026-12-01 03:00:30Z');
 select is(pg_temp.fired('nightly'), array['2026-12-01T03:00:00Z'], 'the slot fired once, however often reaped');
 
-select is((select j.payload from q.job j where j.payload->>'schedule' = 'nightly'),
+select is((select j.payload from q_data.job j where j.payload->>'schedule' = 'nightly'),
   '{"task": "cleanup", "schedule": "nightly", "slot": "2026-12-01T03:00:00Z"}'::jsonb,
   'the job carries the schedule''s payload, its name and the slot');
-select is((select (j.state::text, j.priority::integer, j.max_attempts::integer, qq.name) from q.job j join q.queue qq on qq.id = j.queue_id),
+select is((select (j.state::text, j.priority::integer, j.max_attempts::integer, qq.name) from q_data.job j join q_data.queue qq on qq.id = j.queue_id),
   ('w'::text, 5, 2, 'maintenance'::text), 'it waits in the schedule''s queue with its priority and max_attempts');
-select is((select s.last_job_id from q.schedules() s), (select j.id from q.job j), 'q.schedules shows the job it last enqueued');
+select is((select s.last_job_id from q.schedules() s), (select j.id from q_data.job j), 'q.schedules shows the job it last enqueued');
 select is((select (s.last_slot, s.next_fire_at) from q.schedules() s),
   ('2026-12-01 03:00Z'::timestamptz, '2026-12-02 03:00Z'::timestamptz), 'and the slot fired and the next one');
-select is((select count(*)::integer from q.schedule_fire), 1, 'the ledger has one row for the slot');
+select is((select count(*)::integer from q_data.schedule_fire), 1, 'the ledger has one row for the slot');
 
 select pg_temp.reap_at('2026-12-02 03:00:00.2Z');
 select is(pg_temp.fired('nightly'), array['2026-12-01T03:00:00Z', '2026-12-02T03:00:00Z'], 'the next day''s slot fires once more');

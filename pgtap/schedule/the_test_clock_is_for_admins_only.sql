@@ -17,7 +17,7 @@ select q.reap() \g /dev/null
 reset pgq.schedule_now;
 reset role;
 select is(pg_temp.fired('minutely'), '{}'::text[], 'a worker setting the clock fires nothing');
-select is((select next_fire_at from q.schedule), '2026-12-01 10:01Z'::timestamptz, 'and moves no schedule');
+select is((select next_fire_at from q_data.schedule), '2026-12-01 10:01Z'::timestamptz, 'and moves no schedule');
 select throws_ok($$ set local role pgq_worker; set local pgq.schedule_now = '2030-01-01Z'; select q.schedule_now() $$,
   '42501', null, 'the clock refuses a non-admin (42501)');
 

@@ -4,23 +4,23 @@
 begin;
 select plan(7);
 
-select has_index('q', 'job', 'job_claim_idx', array['queue_id', 'priority', 'run_at'],
-  'q.job has job_claim_idx on (queue_id, priority, run_at)');
-select index_is_type('q', 'job', 'job_claim_idx', 'btree', 'job_claim_idx is a btree');
-select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q.job_claim_idx'::regclass),
+select has_index('q_data', 'job', 'job_claim_idx', array['queue_id', 'priority', 'run_at'],
+  'q_data.job has job_claim_idx on (queue_id, priority, run_at)');
+select index_is_type('q_data', 'job', 'job_claim_idx', 'btree', 'job_claim_idx is a btree');
+select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q_data.job_claim_idx'::regclass),
   $$(state = 'w'::"char")$$,
   'job_claim_idx is partial: waiting jobs only');
-select matches(pg_get_indexdef('q.job_claim_idx'::regclass),
+select matches(pg_get_indexdef('q_data.job_claim_idx'::regclass),
   '\(queue_id, priority DESC, run_at\)',
   'job_claim_idx is ordered priority descending, then run_at ascending');
-select is((select i.indisunique from pg_index i where i.indexrelid = 'q.job_claim_idx'::regclass), false,
+select is((select i.indisunique from pg_index i where i.indexrelid = 'q_data.job_claim_idx'::regclass), false,
   'job_claim_idx is not unique (equal priorities and times are fine)');
-select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q.job_running_idx'::regclass),
+select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.indexrelid = 'q_data.job_running_idx'::regclass),
   $$(state = 'r'::"char")$$,
   'job_running_idx (the id lookup of complete/fail/heartbeat) holds running jobs only');
 -- Every index on the hot table is paid for on every enqueue and claim.
-select indexes_are('q', 'job', array['job_claim_idx', 'job_running_idx', 'job_scheduled_idx', 'job_dedup_key_idx', 'job_held_idx'],
-  'q.job has exactly the claim, running, scheduled, dedup and held (flow control) indexes');
+select indexes_are('q_data', 'job', array['job_claim_idx', 'job_running_idx', 'job_scheduled_idx', 'job_dedup_key_idx', 'job_held_idx'],
+  'q_data.job has exactly the claim, running, scheduled, dedup and held (flow control) indexes');
 
 select * from finish();
 rollback;

@@ -8,11 +8,11 @@ select plan(3);
 savepoint first_poll;
 select q.session_key() as first_key \gset
 rollback to savepoint first_poll;
-select is((select count(*)::integer from q.session s where s.pid = pg_backend_pid()), 0,
+select is((select count(*)::integer from q_data.session s where s.pid = pg_backend_pid()), 0,
   'the rolled-back registration left no row');
 
 select q.session_key() as second_key \gset
-select is((select count(*)::integer from q.session s where s.pid = pg_backend_pid()), 1,
+select is((select count(*)::integer from q_data.session s where s.pid = pg_backend_pid()), 1,
   'the next call registers the session once');
 select is(q.session_key(), :second_key, 'and keeps that key');
 

@@ -15,10 +15,10 @@ select pg_advisory_unlock_all();
 reset all;
 
 select is(q.reap(), 0, 'reap on the claiming connection reaps nothing');
-select is((select state::text || ' ' || owner from q.job where id = :job_id), 'r ' || :key,
+select is((select state::text || ' ' || owner from q_data.job where id = :job_id), 'r ' || :key,
   'the job is still running, owned by the key');
 select is(q.session_key(), :key, 'after pg_advisory_unlock_all() and RESET ALL the session has the same key');
-select is((select count(*)::integer from q.job where state = 'r'), 1, 'one job running');
+select is((select count(*)::integer from q_data.job where state = 'r'), 1, 'one job running');
 
 select * from finish();
 rollback;

@@ -10,9 +10,9 @@ select q.enqueue('busy', '{}', run_at => clock_timestamp() + interval '1 hour') 
 select q.enqueue('busy', '{}', max_attempts => 1, priority => 5) as dead_id \gset
 select q.fail(id, token, 'x') from q.claim('busy') \g /dev/null
 select q.claim('busy', 2) \g /dev/null
-update q.job set run_at = now() - interval '1 minute' where id = :due_id;
-update q.job set run_at = now() - interval '5 minutes'
- where id = (select min(j.id) from q.job j join q.queue qq on qq.id = j.queue_id where qq.name = 'busy' and j.state = 'w');
+update q_data.job set run_at = now() - interval '1 minute' where id = :due_id;
+update q_data.job set run_at = now() - interval '5 minutes'
+ where id = (select min(j.id) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'busy' and j.state = 'w');
 select q.pause('quiet') \g /dev/null
 
 select results_eq(

@@ -8,7 +8,7 @@ select plan(8);
 select count(*) from q.enqueue_many('many', '[1, 2, 3, 4, 5, 6, 7, 8]') \g /dev/null
 select count(*) from q.enqueue_many('many', '[1, 2, 3]', run_at => clock_timestamp() + interval '1 hour') \g /dev/null
 select q.enqueue('few', '{}') \g /dev/null
-analyze q.job;
+analyze q_data.job;
 
 select results_eq(
   $$ select queue, waiting::integer, scheduled::integer, waiting_exact, scheduled_exact, dead_exact

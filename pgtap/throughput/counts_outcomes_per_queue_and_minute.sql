@@ -19,7 +19,7 @@ select count(*) from q.fail_many((select array_agg(id) from c), (select array_ag
 select q.fail(id, token, 'give up', retryable => false) from q.claim('tp', 1) \g /dev/null
 -- A lease that ran out with max_crashes 1: dead by the reaper.
 select id as lost_id from q.claim('tp', 1, owner => 0) \gset
-update q.job set lease_until = now() - interval '1 second' where id = :lost_id;
+update q_data.job set lease_until = now() - interval '1 second' where id = :lost_id;
 select q.complete(id, token) from q.claim('other', 1) \g /dev/null
 
 select results_eq(
@@ -32,7 +32,7 @@ select results_eq(
   'the same figures in the current minute''s bucket');
 
 select q.reap() \g /dev/null
-select is((select count(*)::integer from q.tally), 0, 'q.reap moved every tally row');
+select is((select count(*)::integer from q_data.tally), 0, 'q.reap moved every tally row');
 select results_eq(
   $$ select queue, completed::integer, failed::integer, dead::integer from q.throughput_totals() order by queue $$,
   $$ values ('other', 1, 0, 0), ('tp', 4, 3, 2) $$,
@@ -40,14 +40,14 @@ select results_eq(
 select results_eq(
   $$ select queue, completed::integer, failed::integer, dead::integer from q.throughput() order by queue $$,
   $$ values ('other', 1, 0, 0), ('tp', 4, 3, 2) $$,
-  'and the same buckets, read from q.throughput now');
+  'and the same buckets, read from q_data.throughput now');
 
 select q.complete(id, token) from q.claim('tp', 1) \g /dev/null
 select results_eq(
   $$ select completed::integer from q.throughput_totals() where queue = 'tp' $$,
   $$ values (5) $$, 'rolled-up and pending outcomes add up');
 
-update q.throughput set minute = minute - interval '2 hours';
+update q_data.throughput set minute = minute - interval '2 hours';
 select is((select count(*)::integer from q.throughput(since => interval '1 hour') where queue = 'other'), 0,
   'since leaves out older minutes');
 select is((select count(*)::integer from q.throughput(since => interval '3 hours') where queue = 'other'), 1,

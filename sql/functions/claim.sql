@@ -14,7 +14,7 @@ set search_path = pg_catalog, pg_temp
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-  v_queue        q.queue;
+  v_queue        q_data.queue;
   v_owner        integer;
   v_lease_until  timestamptz;
   v_wanted       integer := claim.n;
@@ -34,7 +34,7 @@ begin
       using errcode = '22023';
   end if;
 
-  select * into v_queue from q.queue qq where qq.name = claim.queue;
+  select * into v_queue from q_data.queue qq where qq.name = claim.queue;
   if not found then
     -- A bad name is an error; a good one nobody has used yet is an empty queue.
     perform q.check_queue_name(claim.queue);
@@ -51,7 +51,7 @@ begin
   -- idle connection while the job ran made the reaper hand it to a second
   -- worker.
   v_owner := nullif(claim.owner, 0);
-  if v_owner is not null and not exists (select from q.session s where s.key = v_owner) then
+  if v_owner is not null and not exists (select from q_data.session s where s.key = v_owner) then
     raise exception 'owner % is not a key from q.session_key()', v_owner
       using errcode = '22023',
             hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
@@ -74,7 +74,7 @@ begin
       -- ran low-priority jobs first.
       return query
         with claimed as (
-          update q.job j
+          update q_data.job j
              set state = 'r',
                  attempt = j.attempt + 1,
                  token = gen_random_uuid(),
@@ -82,7 +82,7 @@ begin
                  owner = v_owner
            where j.ctid = any(array(
                    select w.ctid
-                     from q.job w
+                     from q_data.job w
                     where w.queue_id = v_queue.id
                       and w.state = 'w'
                     order by w.priority desc, w.run_at

@@ -6,7 +6,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_job       q.job;
+  v_job       q_data.job;
   v_queue_id  integer;
   v_keep      boolean;
   v_now       timestamptz := clock_timestamp();
@@ -15,20 +15,20 @@ declare
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
   -- The usual case, no queue keeps completed jobs: one set-based DELETE.
-  if not exists (select from q.queue qq where qq.keep_completed) then
+  if not exists (select from q_data.queue qq where qq.keep_completed) then
     with gone as (
-      delete from q.job j
+      delete from q_data.job j
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
       returning j.id, j.queue_id
     ), tallied as (  -- pgq:observe (issue 13): throughput tally, in the same statement
-      insert into q.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
+      insert into q_data.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
     select coalesce(array_agg(g.id), '{}') into v_done from gone g;
   else
     for v_job in
-      delete from q.job j
+      delete from q_data.job j
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
@@ -36,7 +36,7 @@ begin
     loop
       if v_job.queue_id is distinct from v_queue_id then
         v_queue_id := v_job.queue_id;
-        select qq.keep_completed into v_keep from q.queue qq where qq.id = v_queue_id;
+        select qq.keep_completed into v_keep from q_data.queue qq where qq.id = v_queue_id;
       end if;
       if v_keep then
         perform q.finish(v_job, 'completed', v_now);

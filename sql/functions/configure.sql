@@ -16,14 +16,14 @@ create or replace function q.configure(
   key_rate         integer  default null,
   key_per          interval default null
 )
-returns q.queue
+returns q_data.queue
 language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue q.queue := q.ensure_queue(configure.queue);
+  v_queue q_data.queue := q.ensure_queue(configure.queue);
 begin
   if configure.max_attempts not between 1 and 32767 or configure.max_crashes not between 1 and 32767 then
     raise exception 'max_attempts and max_crashes must be between 1 and 32767'
@@ -40,7 +40,7 @@ begin
       using errcode = '22023';
   end if;
 
-  update q.queue qq
+  update q_data.queue qq
      set lease = coalesce(configure.lease, qq.lease),
          max_attempts = coalesce(configure.max_attempts, qq.max_attempts),
          max_crashes = coalesce(configure.max_crashes, qq.max_crashes),
@@ -52,7 +52,7 @@ begin
   perform q.flow_configure(v_queue.id, configure.concurrency, configure.key_concurrency, configure.ordered,
                            configure.rate, configure.per, configure.unlimit,
                            configure.key_rate, configure.key_per);
-  select * into v_queue from q.queue qq where qq.id = v_queue.id;
+  select * into v_queue from q_data.queue qq where qq.id = v_queue.id;
   return v_queue;
 end
 $$;

@@ -6,22 +6,22 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue  q.queue := q.queue_named(delete_queue.queue);
+  v_queue  q_data.queue := q.queue_named(delete_queue.queue);
   v_count  integer;
 begin
   -- The queue row first, locked: a concurrent pause/configure waits for us.
-  perform from q.queue qq where qq.id = v_queue.id for update;
-  if exists (select from q.job j where j.queue_id = v_queue.id) then
+  perform from q_data.queue qq where qq.id = v_queue.id for update;
+  if exists (select from q_data.job j where j.queue_id = v_queue.id) then
     raise exception 'queue % still has waiting, scheduled or running jobs', quote_literal(v_queue.name)
       using errcode = '55000',
             hint = 'q.purge(queue) deletes waiting and scheduled ones; q.cancel_jobs(queue) also running ones';
   end if;
-  delete from q.job_history h where h.queue_id = v_queue.id;
+  delete from q_data.job_history h where h.queue_id = v_queue.id;
   get diagnostics v_count = row_count;
-  delete from q.tally t where t.queue_id = v_queue.id;
-  delete from q.throughput t where t.queue_id = v_queue.id;
-  delete from q.throughput_total t where t.queue_id = v_queue.id;
-  delete from q.queue qq where qq.id = v_queue.id;
+  delete from q_data.tally t where t.queue_id = v_queue.id;
+  delete from q_data.throughput t where t.queue_id = v_queue.id;
+  delete from q_data.throughput_total t where t.queue_id = v_queue.id;
+  delete from q_data.queue qq where qq.id = v_queue.id;
   return query select v_count;
 end
 $$;

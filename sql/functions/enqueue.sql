@@ -34,7 +34,7 @@ begin
       using errcode = '22023';
   end if;
   perform q.check_concurrency_key(enqueue.concurrency_key);
-  select qq.id into v_queue_id from q.queue qq where qq.name = enqueue.queue;
+  select qq.id into v_queue_id from q_data.queue qq where qq.name = enqueue.queue;
   if not found then
     v_queue_id := (q.ensure_queue(enqueue.queue)).id;
   end if;
@@ -42,7 +42,7 @@ begin
   -- Without a key, a plain INSERT: ON CONFLICT's speculative insertion
   -- would cost every enqueue a little.
   if enqueue.dedup_key is null then
-    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
+    insert into q_data.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
     values (v_queue_id, enqueue.payload, v_run_at,
             case when v_run_at > v_now then 's' else 'w' end,
             enqueue.priority, enqueue.max_attempts, enqueue.concurrency_key)
@@ -51,7 +51,7 @@ begin
   end if;
 
   loop
-    insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
+    insert into q_data.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
     values (v_queue_id, enqueue.payload, v_run_at,
             case when v_run_at > v_now then 's' else 'w' end,
             enqueue.priority, enqueue.max_attempts, enqueue.dedup_key, enqueue.concurrency_key)
@@ -62,7 +62,7 @@ begin
 
     -- A job with this key is waiting, scheduled or running: that is the job.
     select j.id into v_id
-      from q.job j
+      from q_data.job j
      where j.queue_id = v_queue_id and j.dedup_key = enqueue.dedup_key;
     exit when v_id is not null;
     -- It finished between the two statements; insert again.

@@ -94,7 +94,7 @@ begin
     -- Each job gets its own run_at when none is given, so the batch keeps
     -- its order in the claim index and its keys stay distinct.
     return query
-      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
+      insert into q_data.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
       select v_queue_id, e.value, coalesce(enqueue_many.run_at, clock_timestamp()),
              case when v_run_at > v_now then 's' else 'w' end,
              enqueue_many.priority, enqueue_many.max_attempts,
@@ -110,12 +110,12 @@ begin
   -- primary key and then reads it); a retry finds the receipt and returns
   -- the same ids, whether those jobs still wait, run or are long finished.
   if enqueue_many.idempotency_key is not null then
-    insert into q.enqueue_receipt as r (queue_id, key, ids)
+    insert into q_data.enqueue_receipt as r (queue_id, key, ids)
     values (v_queue_id, enqueue_many.idempotency_key, '{}')
     on conflict (queue_id, key) do nothing;
     if not found then
       select r.ids into v_ids
-        from q.enqueue_receipt r
+        from q_data.enqueue_receipt r
        where r.queue_id = v_queue_id and r.key = enqueue_many.idempotency_key;
       if cardinality(v_ids) <> v_count then
         raise exception 'idempotency_key % was used for a call of % jobs, this one has %',
@@ -130,7 +130,7 @@ begin
   if enqueue_many.dedup_keys is null then
     -- The one INSERT above, its ids kept for the receipt.
     with inserted as (
-      insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
+      insert into q_data.job as j (queue_id, payload, run_at, state, priority, max_attempts, concurrency_key)
       select v_queue_id, e.value, coalesce(enqueue_many.run_at, clock_timestamp()),
              case when v_run_at > v_now then 's' else 'w' end,
              enqueue_many.priority, enqueue_many.max_attempts,
@@ -154,7 +154,7 @@ begin
     loop
       v_id := null;
       loop
-        insert into q.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
+        insert into q_data.job as j (queue_id, payload, run_at, state, priority, max_attempts, dedup_key, concurrency_key)
         values (v_queue_id, v_element.value, coalesce(enqueue_many.run_at, clock_timestamp()),
                 case when v_run_at > v_now then 's' else 'w' end,
                 enqueue_many.priority, enqueue_many.max_attempts, v_element.key,
@@ -164,7 +164,7 @@ begin
         returning j.id into v_id;
         exit when v_id is not null;
         select j.id into v_id
-          from q.job j
+          from q_data.job j
          where j.queue_id = v_queue_id and j.dedup_key = v_element.key;
         exit when v_id is not null;
         -- It finished between the two statements; insert again.
@@ -174,7 +174,7 @@ begin
   end if;
 
   if enqueue_many.idempotency_key is not null then
-    update q.enqueue_receipt r
+    update q_data.enqueue_receipt r
        set ids = v_ids
      where r.queue_id = v_queue_id and r.key = enqueue_many.idempotency_key;
   end if;

@@ -7,9 +7,9 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_now      timestamptz := clock_timestamp();
-  v_job      q.job;
-  v_done     q.job_history;
-  v_queue    q.queue;
+  v_job      q_data.job;
+  v_done     q_data.job_history;
+  v_queue    q_data.queue;
   v_last     jsonb;
   v_holder   record;
   v_higher   bigint;
@@ -22,13 +22,13 @@ begin
   end if;
 
   -- Running jobs and finished ones are found by index; a waiting or scheduled
-  -- job has no id index (see q.job: one index entry per waiting job), so that
+  -- job has no id index (see q_data.job: one index entry per waiting job), so that
   -- last lookup reads the hot table.
-  select j.* into v_job from q.job j where j.id = explain.id and j.state = 'r';
+  select j.* into v_job from q_data.job j where j.id = explain.id and j.state = 'r';
   if not found then
-    select h.* into v_done from q.job_history h where h.id = explain.id;
+    select h.* into v_done from q_data.job_history h where h.id = explain.id;
     if found then
-      select qq.* into v_queue from q.queue qq where qq.id = v_done.queue_id;
+      select qq.* into v_queue from q_data.queue qq where qq.id = v_done.queue_id;
       v_last := v_done.errors -> -1;
       return query select v_done.state,
         case v_done.state
@@ -43,7 +43,7 @@ begin
                            'last_error', v_last);
       return;
     end if;
-    select j.* into v_job from q.job j where j.id = explain.id;
+    select j.* into v_job from q_data.job j where j.id = explain.id;
     if not found then
       return query select 'unknown'::text,
         format('no job %s: it never existed, was completed (and the queue keeps no history), or its history passed the queue''s retention', explain.id),
@@ -52,7 +52,7 @@ begin
     end if;
   end if;
 
-  select qq.* into v_queue from q.queue qq where qq.id = v_job.queue_id;
+  select qq.* into v_queue from q_data.queue qq where qq.id = v_job.queue_id;
   v_last := v_job.errors -> -1;
 
   if v_job.state = 'r' then
@@ -135,11 +135,11 @@ begin
     -- Jobs a claim takes first: higher priority, or same priority and older.
     -- Two ranges of the claim index, each counted up to v_limit.
     select count(*) into v_higher
-      from (select from q.job j
+      from (select from q_data.job j
              where j.queue_id = v_job.queue_id and j.state = 'w' and j.priority > v_job.priority
              limit v_limit) x;
     select count(*) into v_older
-      from (select from q.job j
+      from (select from q_data.job j
              where j.queue_id = v_job.queue_id and j.state = 'w' and j.priority = v_job.priority
                and j.run_at < v_job.run_at
              limit v_limit) x;

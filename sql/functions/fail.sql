@@ -14,8 +14,8 @@ as $$
 declare
   v_now       timestamptz := clock_timestamp();
   v_ctid      tid;
-  v_job       q.job;
-  v_queue     q.queue;
+  v_job       q_data.job;
+  v_queue     q_data.queue;
   v_failures  integer;
   v_delay     interval;
 begin
@@ -26,7 +26,7 @@ begin
   end if;
 
   select j.* into v_job
-    from q.job j
+    from q_data.job j
    where j.id = fail.id and j.state = 'r' and j.token = fail.token
      for update;
   if not found then
@@ -34,9 +34,9 @@ begin
   end if;
   -- The row is locked by us now, so its ctid is stable until we commit.
   select j.ctid into v_ctid
-    from q.job j
+    from q_data.job j
    where j.id = fail.id and j.state = 'r' and j.token = fail.token;
-  select * into v_queue from q.queue qq where qq.id = v_job.queue_id;
+  select * into v_queue from q_data.queue qq where qq.id = v_job.queue_id;
 
   -- Bounded (0003): newest 20 entries, 4,096 characters each (q.append_error, q.error_entry).
   v_job.errors := q.append_error(v_job.errors, q.error_entry(v_job.attempt, fail.error, false, v_now));
@@ -44,13 +44,13 @@ begin
 
   if not coalesce(fail.retryable, true)
      or v_failures >= coalesce(v_job.max_attempts, v_queue.max_attempts) then
-    delete from q.job j where j.ctid = v_ctid;
+    delete from q_data.job j where j.ctid = v_ctid;
     perform q.finish(v_job, 'dead', v_now);
     return 'dead';
   end if;
 
   v_delay := coalesce(fail.retry_in, q.backoff(v_failures, v_queue.backoff_base, v_queue.backoff_max));
-  update q.job j
+  update q_data.job j
      set state = case when v_delay > interval '0' then 's' else 'w' end,
          run_at = v_now + v_delay,
          token = null,
@@ -61,13 +61,13 @@ begin
   if v_delay <= interval '0' then
     perform q.notify_queues(array[v_job.queue_id]);
   end if;
-  insert into q.tally (queue_id, outcome, n) values (v_job.queue_id, 'f', 1);  -- pgq:observe (issue 13): throughput tally
+  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'f', 1);  -- pgq:observe (issue 13): throughput tally
   return 'retry';
 end
 $$;
 
 comment on function q.fail(bigint, uuid, text, interval, boolean) is
-  'Records a failed attempt of a claimed job. Returns ''retry'' (runs again after exponential backoff with jitter, or after retry_in), ''dead'' (max_attempts spent or retryable => false; moved to q.job_history with every error), or ''lost'' when (id, token) is not the current claim (nothing changes).';
+  'Records a failed attempt of a claimed job. Returns ''retry'' (runs again after exponential backoff with jitter, or after retry_in), ''dead'' (max_attempts spent or retryable => false; moved to q_data.job_history with every error), or ''lost'' when (id, token) is not the current claim (nothing changes).';
 
 revoke all on function q.fail(bigint, uuid, text, interval, boolean) from public;
 grant execute on function q.fail(bigint, uuid, text, interval, boolean) to pgq_worker;

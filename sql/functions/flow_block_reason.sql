@@ -6,20 +6,20 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_job    q.job;
-  v_queue  q.queue;
+  v_job    q_data.job;
+  v_queue  q_data.queue;
 begin
   if flow_block_reason.job_id is null then
     raise exception 'job id must not be null' using errcode = '22004';
   end if;
-  select * into v_job from q.job j where j.id = flow_block_reason.job_id;
+  select * into v_job from q_data.job j where j.id = flow_block_reason.job_id;
   if not found then
-    if exists (select from q.job_history h where h.id = flow_block_reason.job_id) then
+    if exists (select from q_data.job_history h where h.id = flow_block_reason.job_id) then
       return;  -- finished: nothing holds it
     end if;
     raise exception 'job % does not exist', flow_block_reason.job_id using errcode = 'P0002';
   end if;
-  select * into v_queue from q.queue qq where qq.id = v_job.queue_id;
+  select * into v_queue from q_data.queue qq where qq.id = v_job.queue_id;
   return query select * from q.flow_reasons(v_job, v_queue);
 end
 $$;

@@ -36,7 +36,7 @@ begin
     case when current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on' then 'ok' else 'critical' end,
     format('autovacuum = %s, track_counts = %s', current_setting('autovacuum'), current_setting('track_counts')),
     case when current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on' then ''
-         else 'turn autovacuum and track_counts on (postgresql.conf): without them q.job fills with dead rows and claims slow down' end,
+         else 'turn autovacuum and track_counts on (postgresql.conf): without them q_data.job fills with dead rows and claims slow down' end,
     jsonb_build_object('autovacuum', current_setting('autovacuum'), 'track_counts', current_setting('track_counts'));
   return query select 'server_settings'::text, 'autovacuum_naptime'::text,
     case when v_naptime <= v_naptime_shipped then 'ok' else 'warning' end,
@@ -54,17 +54,17 @@ begin
            pg_catalog.pg_relation_size(c.oid) as bytes
       from pg_catalog.pg_class c
       left join pg_catalog.pg_stat_all_tables s on s.relid = c.oid
-     where c.relnamespace = 'q'::regnamespace and c.relkind = 'r' and c.relname <> 'alembic_version'
+     where c.relnamespace = 'q_data'::regnamespace and c.relkind = 'r'
      order by c.relname
   loop
     if v_shipped ? v_table.name then
       v_options := coalesce(to_jsonb(array(select o from unnest(v_table.reloptions) o order by o)), '[]');
-      return query select 'table_settings'::text, 'q.' || v_table.name,
+      return query select 'table_settings'::text, 'q_data.' || v_table.name,
         case when v_options = v_shipped -> v_table.name then 'ok' else 'warning' end,
         case when v_options = v_shipped -> v_table.name then 'storage parameters are the shipped ones'
              else format('storage parameters differ from the shipped ones: %s', v_options) end,
         case when v_options = v_shipped -> v_table.name then ''
-             else format('ALTER TABLE q.%I RESET (...) then SET (%s)', v_table.name,
+             else format('ALTER TABLE q_data.%I RESET (...) then SET (%s)', v_table.name,
                          (select string_agg(x, ', ') from jsonb_array_elements_text(v_shipped -> v_table.name) x)) end,
         jsonb_build_object('current', v_options, 'shipped', v_shipped -> v_table.name);
     end if;
@@ -78,13 +78,13 @@ begin
                   + coalesce((select split_part(o, '=', 2)::numeric from unnest(v_table.reloptions) o
                                where o like 'autovacuum\_vacuum\_scale\_factor=%'),
                              current_setting('autovacuum_vacuum_scale_factor')::numeric) * v_table.live;
-    return query select 'vacuum'::text, 'q.' || v_table.name,
+    return query select 'vacuum'::text, 'q_data.' || v_table.name,
       case when v_table.dead > 25 * v_dead_max then 'critical'
            when v_table.dead > 5 * v_dead_max then 'warning' else 'ok' end,
       format('%s dead / %s live rows; last autovacuum %s, last autoanalyze %s', v_table.dead, v_table.live,
              coalesce(v_table.last_autovacuum::text, 'never'), coalesce(v_table.last_autoanalyze::text, 'never')),
       case when v_table.dead > 5 * v_dead_max
-           then format('autovacuum is behind on q.%s: look at the xmin_horizon rows (an old transaction stops vacuum), check autovacuum_naptime, or run VACUUM q.%s', v_table.name, v_table.name)
+           then format('autovacuum is behind on q_data.%s: look at the xmin_horizon rows (an old transaction stops vacuum), check autovacuum_naptime, or run VACUUM q_data.%s', v_table.name, v_table.name)
            else '' end,
       jsonb_build_object('dead_rows', v_table.dead, 'live_rows', v_table.live,
                          'last_vacuum', v_table.last_vacuum, 'last_autovacuum', v_table.last_autovacuum,
@@ -96,13 +96,13 @@ begin
     -- its rows is worth action.
     v_expected := 8192 + v_table.live * (28 + coalesce(
       (select sum(st.avg_width) from pg_catalog.pg_stats st
-        where st.schemaname = 'q' and st.tablename = v_table.name), 64)) / 0.9;
-    return query select 'bloat'::text, 'q.' || v_table.name,
+        where st.schemaname = 'q_data' and st.tablename = v_table.name), 64)) / 0.9;
+    return query select 'bloat'::text, 'q_data.' || v_table.name,
       case when v_table.bytes > 8 * 1024 * 1024 and v_table.bytes > 10 * v_expected then 'warning' else 'ok' end,
       format('%s for %s live rows (about %s needed)', pg_catalog.pg_size_pretty(v_table.bytes), v_table.live,
              pg_catalog.pg_size_pretty(v_expected::bigint)),
       case when v_table.bytes > 8 * 1024 * 1024 and v_table.bytes > 10 * v_expected
-           then format('q.%s is mostly free space (after a backlog drained, or vacuum was held back); it is reused as jobs arrive. To give it back: pg_repack, or VACUUM FULL q.%s (locks the table)', v_table.name, v_table.name)
+           then format('q_data.%s is mostly free space (after a backlog drained, or vacuum was held back); it is reused as jobs arrive. To give it back: pg_repack, or VACUUM FULL q_data.%s (locks the table)', v_table.name, v_table.name)
            else '' end,
       jsonb_build_object('bytes', v_table.bytes, 'live_rows', v_table.live, 'expected_bytes', round(v_expected));
 
@@ -155,7 +155,7 @@ begin
                   else format(', state %s', coalesce(v_session.state, 'unknown')) end),
       case when v_session.idle_in_transaction
            then format('vacuum cannot clean up after it: end that transaction in the application, or SELECT pg_terminate_backend(%s); set idle_in_transaction_session_timeout', v_session.pid)
-           else format('a long transaction holds back vacuum of q.job: keep transactions short, or SELECT pg_cancel_backend(%s)', v_session.pid) end,
+           else format('a long transaction holds back vacuum of q_data.job: keep transactions short, or SELECT pg_cancel_backend(%s)', v_session.pid) end,
       jsonb_build_object('pid', v_session.pid, 'user', v_session.usename, 'application_name', v_session.app,
                          'state', v_session.state, 'idle_in_transaction', v_session.idle_in_transaction,
                          'xact_start', v_session.xact_start, 'xact_age_seconds', round(extract(epoch from v_age)::numeric, 3),

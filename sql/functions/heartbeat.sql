@@ -12,15 +12,15 @@ begin
       using errcode = '22023';
   end if;
 
-  update q.job j
+  update q_data.job j
      set lease_until = clock_timestamp()
-                       + coalesce(heartbeat.lease, (select qq.lease from q.queue qq where qq.id = j.queue_id))
+                       + coalesce(heartbeat.lease, (select qq.lease from q_data.queue qq where qq.id = j.queue_id))
    where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
   if found then
     return 'running';
   end if;
   -- Only the claim that was cancelled hears so; any other token is 'lost'.
-  if exists (select from q.job_history h
+  if exists (select from q_data.job_history h
               where h.id = heartbeat.id and h.state = 'cancelled' and h.token = heartbeat.token) then
     return 'cancelled';
   end if;

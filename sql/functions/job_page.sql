@@ -13,7 +13,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue     q.queue;
+  v_queue     q_data.queue;
   v_job       record;
   v_scanned   integer := 0;
   v_returned  integer := 0;
@@ -69,14 +69,14 @@ begin
     open v_rows for
       (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until,
               null::timestamptz as finished_at, j.payload, j.errors
-         from q.job j
+         from q_data.job j
         where j.queue_id = v_queue.id and j.state = 'w' and j.priority = v_priority
           and (j.run_at, j.id) > (v_run_at, v_id)
         order by j.run_at, j.id
         limit job_page.max_scan)
       union all
       (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null, j.payload, j.errors
-         from q.job j
+         from q_data.job j
         where j.queue_id = v_queue.id and j.state = 'w' and j.priority < v_priority
         order by j.priority desc, j.run_at, j.id
         limit job_page.max_scan);
@@ -84,7 +84,7 @@ begin
     open v_rows for
       select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null::timestamptz as finished_at,
              j.payload, j.errors
-        from q.job j
+        from q_data.job j
        where j.queue_id = v_queue.id and j.state = 's' and (j.run_at, j.id) > (v_run_at, v_id)
        order by j.run_at, j.id
        limit job_page.max_scan;
@@ -92,7 +92,7 @@ begin
     open v_rows for
       select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null::timestamptz as finished_at,
              j.payload, j.errors
-        from q.job j
+        from q_data.job j
        where j.state = 'r' and j.id < v_id and (v_queue.id is null or j.queue_id = v_queue.id)
        order by j.id desc
        limit job_page.max_scan;
@@ -100,7 +100,7 @@ begin
     open v_rows for
       select h.id, h.queue_id, h.attempt, h.priority, h.run_at, null::timestamptz as lease_until,
              h.finished_at, h.payload, h.errors
-        from q.job_history h
+        from q_data.job_history h
        where h.queue_id = v_queue.id and h.state = job_page.state and (h.finished_at, h.id) < (v_finished, v_id)
        order by h.finished_at desc, h.id desc
        limit job_page.max_scan;
@@ -108,7 +108,7 @@ begin
     open v_rows for
       select h.id, h.queue_id, h.attempt, h.priority, h.run_at, null::timestamptz as lease_until,
              h.finished_at, h.payload, h.errors
-        from q.job_history h
+        from q_data.job_history h
        where h.state = job_page.state and h.id < v_id
        order by h.id desc
        limit job_page.max_scan;
@@ -128,7 +128,7 @@ begin
        or strpos(lower(v_job.payload::text), v_needle) > 0
        or strpos(lower(coalesce(v_job.errors::text, '')), v_needle) > 0 then
       v_returned := v_returned + 1;
-      return query select v_job.id, (select qq.name from q.queue qq where qq.id = v_job.queue_id), job_page.state,
+      return query select v_job.id, (select qq.name from q_data.queue qq where qq.id = v_job.queue_id), job_page.state,
         v_job.attempt::integer, v_job.priority::integer, v_job.run_at, v_job.lease_until, v_job.finished_at,
         v_job.errors -> -1 ->> 'error', v_job.payload, v_cursor;
       exit when v_returned >= job_page.page_size;

@@ -30,13 +30,13 @@ begin
                case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' else 'running' end,
                j.attempt::integer, coalesce(j.crashes, 0)::integer, j.priority::integer, j.run_at,
                j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors
-          from q.job j
-          join q.queue qq on qq.id = j.queue_id
+          from q_data.job j
+          join q_data.queue qq on qq.id = j.queue_id
         union all
         select h.id, qq.name, h.state, h.attempt::integer, coalesce(h.crashes, 0)::integer,
                h.priority::integer, h.run_at, null::timestamptz, h.finished_at, h.dedup_key, h.payload, h.errors
-          from q.job_history h
-          join q.queue qq on qq.id = h.queue_id
+          from q_data.job_history h
+          join q_data.queue qq on qq.id = h.queue_id
       ) as a (id, queue, state, attempt, crashes, priority, run_at, lease_until, finished_at, dedup_key, payload, errors)
      where (jobs.queue is null or a.queue = jobs.queue)
        and (jobs.state is null or a.state = jobs.state)

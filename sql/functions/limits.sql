@@ -25,13 +25,13 @@ as $$
   -- must not count a million held rows).
   select qq.name,
          qq.concurrency,
-         (select count(*)::integer from q.queue_slot s
+         (select count(*)::integer from q_data.queue_slot s
            where s.queue_id = qq.id and s.job_id is not null),
          qq.key_concurrency,
          qq.ordered,
-         (select count(distinct k.key)::integer from q.key_slot k
+         (select count(distinct k.key)::integer from q_data.key_slot k
            where k.queue_id = qq.id and k.job_id is not null),
-         (select count(*) from (select from q.job j
+         (select count(*) from (select from q_data.job j
                                  where j.queue_id = qq.id and j.state = 'h' limit 10001) h),
          qq.rate,
          qq.per,
@@ -40,12 +40,12 @@ as $$
          case when w.started >= qq.rate then w.oldest + qq.per end,
          qq.key_rate,
          qq.key_per
-    from q.queue qq
+    from q_data.queue qq
     -- One read of the queue's rate slots: starts in the window, and the oldest stamp.
     left join lateral (
       select count(*) filter (where r.used_at > clock_timestamp() - qq.per)::integer as started,
              min(r.used_at) as oldest
-        from q.rate_slot r where r.queue_id = qq.id and r.n <= qq.rate
+        from q_data.rate_slot r where r.queue_id = qq.id and r.n <= qq.rate
     ) w on qq.rate is not null
    where (limits.queue is null or qq.name = limits.queue)
      and (qq.concurrency is not null or qq.key_concurrency is not null or qq.rate is not null)

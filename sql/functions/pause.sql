@@ -11,7 +11,7 @@ declare
   -- created was invisible to the UPDATE, so a new queue stayed unpaused.
   v_queue_id integer := (q.ensure_queue(pause.queue)).id;
 begin
-  update q.queue qq set paused = true where qq.id = v_queue_id;
+  update q_data.queue qq set paused = true where qq.id = v_queue_id;
 end
 $$;
 

@@ -9,10 +9,10 @@ begin
   if pause_schedule.name is null then
     raise exception 'schedule name must not be null' using errcode = '22004';
   end if;
-  update q.schedule s
+  update q_data.schedule s
      set paused = true, updated_at = q.schedule_now()
    where s.name = pause_schedule.name and not s.paused;
-  return found or exists (select from q.schedule s where s.name = pause_schedule.name);
+  return found or exists (select from q_data.schedule s where s.name = pause_schedule.name);
 end
 $$;
 

@@ -6,22 +6,22 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue  q.queue := q.queue_named(purge.queue);
+  v_queue  q_data.queue := q.queue_named(purge.queue);
   v_count  integer;
 begin
   perform q.check_max_rows(purge.max_rows, 1000000);
   -- Waiting and scheduled jobs only: running ones belong to a worker (cancel
   -- them with q.cancel_jobs). Deleted outright, no history: a purge is for
   -- jobs nobody wants (a flood, a typo), the cheapest way out.
-  delete from q.job j
+  delete from q_data.job j
    where j.ctid = any(array(
-           select x.ctid from q.job x
+           select x.ctid from q_data.job x
             where x.queue_id = v_queue.id and x.state in ('w', 's', 'h')
             limit purge.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;
   return query select v_count,
-    exists (select from q.job x where x.queue_id = v_queue.id and x.state in ('w', 's', 'h'));
+    exists (select from q_data.job x where x.queue_id = v_queue.id and x.state in ('w', 's', 'h'));
 end
 $$;
 

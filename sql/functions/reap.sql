@@ -9,7 +9,7 @@ declare
   v_now        timestamptz := clock_timestamp();
   v_gone       integer[] := '{}';
   v_lost       tid[];
-  v_job        q.job;
+  v_job        q_data.job;
   v_recovered  integer := 0;
   v_woken      integer[] := '{}';
 begin
@@ -19,9 +19,9 @@ begin
   end if;
   -- Every worker calls this about once a second; one at a time does the
   -- work and the others return at once. The turn is a row lock on
-  -- q.reaper_turn (0003): the advisory lock (q.lock_space(), 0) of 0002 could
+  -- q_data.reaper_turn (0003): the advisory lock (q.lock_space(), 0) of 0002 could
   -- be held by any login role, which stopped all reclaiming.
-  perform from q.reaper_turn t for update skip locked;
+  perform from q_data.reaper_turn t for update skip locked;
   if not found then
     return 0;
   end if;
@@ -36,7 +36,7 @@ begin
   -- IN (subquery) is a hashed lookup; "= any(v_gone)" compared each running
   -- job with up to 1000 keys (0.3 s with 50,000 running jobs, 1.1 s under load).
   v_lost := array(
-    select j.ctid from q.job j
+    select j.ctid from q_data.job j
      where j.state = 'r'
        and (j.owner in (select unnest(v_gone)) or j.lease_until < v_now)
      limit max_jobs
@@ -45,8 +45,8 @@ begin
   -- A lost claim spends the crash budget, not max_attempts, so a job that
   -- kills its worker every time ends up dead instead of looping forever.
   for v_job in
-    delete from q.job j
-     using q.queue qq
+    delete from q_data.job j
+     using q_data.queue qq
      where j.ctid = any(v_lost)
        and qq.id = j.queue_id
        and coalesce(j.crashes, 0) + 1 >= qq.max_crashes
@@ -60,7 +60,7 @@ begin
   end loop;
 
   with requeued as (
-    update q.job j
+    update q_data.job j
        set state = 'w',
            crashes = coalesce(j.crashes, 0) + 1,
            errors = q.append_error(j.errors, q.error_entry(
@@ -77,7 +77,7 @@ begin
 
   -- Due scheduled jobs (delays, retries) join the waiting line, and expired
   -- history goes, both in bounded batches per queue, visiting only queues
-  -- that have such rows (0003: 0002 looped over every q.queue row).
+  -- that have such rows (0003: 0002 looped over every q_data.queue row).
   v_woken := v_woken || q.promote_all_due(max_jobs);
   perform q.purge_history(max_jobs, v_now);
   perform q.purge_receipts(max_jobs, v_now);
@@ -91,7 +91,7 @@ begin
   -- Schedules: one job per due slot, exactly once (see q.fire_schedules).
   perform q.fire_schedules(max_jobs);
 
-  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q.throughput
+  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q_data.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
 end

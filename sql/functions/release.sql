@@ -12,7 +12,7 @@ begin
   -- Giving a job back is not a failure: the attempt is taken back so it does
   -- not count against max_attempts, and crashes stay as they were. run_at is
   -- kept, so the job keeps its place in line.
-  update q.job j
+  update q_data.job j
      set state = 'w',
          attempt = greatest(j.attempt - 1, 0),
          token = null,

@@ -12,7 +12,7 @@ begin
   perform q.check_claims(release_many.ids, release_many.tokens);
   -- Same as q.release, for a worker's whole batch in one statement.
   with released as (
-    update q.job j
+    update q_data.job j
        set state = 'w',
            attempt = greatest(j.attempt - 1, 0),
            token = null,

@@ -8,7 +8,7 @@ as $$
 declare
   v_queue_id integer := (q.ensure_queue(resume.queue)).id;
 begin
-  update q.queue qq set paused = false where qq.id = v_queue_id;
+  update q_data.queue qq set paused = false where qq.id = v_queue_id;
   perform q.notify_queues(array[v_queue_id]);
 end
 $$;

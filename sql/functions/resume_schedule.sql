@@ -13,12 +13,12 @@ begin
   end if;
   -- The next slot after now (and after the last one fired): what passed
   -- while paused is skipped.
-  update q.schedule s
+  update q_data.schedule s
      set paused = false,
          next_fire_at = q.next_slot(s.spec, s.every, s.timezone, greatest(v_now, s.last_slot)),
          updated_at = v_now
    where s.name = resume_schedule.name and s.paused;
-  return found or exists (select from q.schedule s where s.name = resume_schedule.name);
+  return found or exists (select from q_data.schedule s where s.name = resume_schedule.name);
 end
 $$;
 

@@ -6,17 +6,17 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_job q.job_history;
+  v_job q_data.job_history;
 begin
   if retry.id is null then
     raise exception 'job id must not be null' using errcode = '22004';
   end if;
-  delete from q.job_history h
+  delete from q_data.job_history h
    where h.id = retry.id and h.state in ('dead', 'cancelled')
   returning h.* into v_job;
   if not found then
-    if exists (select from q.job_history h where h.id = retry.id)
-       or exists (select from q.job j where j.id = retry.id) then
+    if exists (select from q_data.job_history h where h.id = retry.id)
+       or exists (select from q_data.job j where j.id = retry.id) then
       raise exception 'job % is not dead or cancelled', retry.id using errcode = '55000';
     end if;
     raise exception 'job % does not exist', retry.id using errcode = 'P0002';
@@ -25,7 +25,7 @@ begin
   -- Same id, a fresh budget; the errors of earlier attempts stay (the
   -- newest 20: a history written before 0003 may hold more).
   begin
-    insert into q.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
+    insert into q_data.job (id, queue_id, payload, run_at, state, priority, max_attempts, dedup_key, errors,
                        concurrency_key)
     overriding system value
     values (v_job.id, v_job.queue_id, v_job.payload, clock_timestamp(), 'w',

@@ -10,7 +10,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue    q.queue := q.queue_named(retry_dead.queue);
+  v_queue    q_data.queue := q.queue_named(retry_dead.queue);
   v_ids      bigint[];
   v_skipped  integer;
   v_retried  integer;
@@ -21,7 +21,7 @@ begin
   -- contains the text (case-insensitive; no LIKE wildcards). Through the
   -- partial index job_history_dead_idx.
   v_ids := array(
-    select h.id from q.job_history h
+    select h.id from q_data.job_history h
      where h.queue_id = v_queue.id and h.state = 'dead'
        and (retry_dead.error_contains is null
             or strpos(lower(h.errors -> -1 ->> 'error'), lower(retry_dead.error_contains)) > 0)
@@ -33,11 +33,11 @@ begin
   -- batch takes) stays dead: counted as skipped, as q.retry would refuse it.
   with candidates as (
     select h.*, row_number() over (partition by h.dedup_key order by h.id) as nth
-      from q.job_history h where h.id = any(v_ids)
+      from q_data.job_history h where h.id = any(v_ids)
   ), chosen as (
     select c.* from candidates c
      where c.dedup_key is null
-        or (c.nth = 1 and not exists (select from q.job j
+        or (c.nth = 1 and not exists (select from q_data.job j
                                         where j.queue_id = c.queue_id and j.dedup_key = c.dedup_key))
   )
   -- Each through q.retry, oldest first: same id, a fresh budget, the newest 20 errors and
@@ -46,7 +46,7 @@ begin
   v_skipped := cardinality(v_ids) - v_retried;
 
   return query select v_retried, v_skipped,
-    exists (select from q.job_history h
+    exists (select from q_data.job_history h
              where h.queue_id = v_queue.id and h.state = 'dead'
                and (retry_dead.error_contains is null
                     or strpos(lower(h.errors -> -1 ->> 'error'), lower(retry_dead.error_contains)) > 0)

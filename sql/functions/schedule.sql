@@ -19,7 +19,7 @@ as $$
 declare
   v_now       timestamptz := q.schedule_now();
   v_spec      q.cron_spec;
-  v_old       q.schedule;
+  v_old       q_data.schedule;
   v_queue_id  integer;
   v_next      timestamptz;
 begin
@@ -52,7 +52,7 @@ begin
   if schedule.timezone is null then
     raise exception 'timezone must not be null (the default is UTC)' using errcode = '22004';
   end if;
-  select * into v_old from q.schedule s where s.name = schedule.name;
+  select * into v_old from q_data.schedule s where s.name = schedule.name;
   -- pg_timezone_names reads the zone files (about 20 ms), so it is asked only
   -- about a zone that is new for this schedule: a start-up sync that writes
   -- the same definitions again stays cheap.
@@ -84,7 +84,7 @@ begin
   v_queue_id := (q.ensure_queue(schedule.queue)).id;
   loop
     if v_old.id is null then
-      insert into q.schedule as s (name, queue_id, cron, every, spec, timezone, payload, priority, max_attempts,
+      insert into q_data.schedule as s (name, queue_id, cron, every, spec, timezone, payload, priority, max_attempts,
                                    catch_up, next_fire_at, created_at, updated_at)
       values (schedule.name, v_queue_id, schedule.cron, schedule.every, v_spec, schedule.timezone, schedule.payload,
               schedule.priority, schedule.max_attempts, schedule.catch_up, v_next, v_now, v_now)
@@ -92,13 +92,13 @@ begin
       exit when found;
       -- Created concurrently (two workers syncing at start-up): replace it.
     end if;
-    select * into v_old from q.schedule s where s.name = schedule.name for update;
+    select * into v_old from q_data.schedule s where s.name = schedule.name for update;
     if found then
       -- A replace that keeps the timing keeps next_fire_at, so slots missed
       -- while every worker was down are still caught up after the start-up
       -- sync. New timing starts after the last fired slot: never a re-fire.
       -- Writing the same definition again changes nothing (not even updated_at).
-      update q.schedule s
+      update q_data.schedule s
          set queue_id = v_queue_id, cron = schedule.cron, every = schedule.every, spec = v_spec,
              timezone = schedule.timezone, payload = schedule.payload, priority = schedule.priority,
              max_attempts = schedule.max_attempts, catch_up = schedule.catch_up,

@@ -9,8 +9,8 @@ as $$
          case when s.paused then null else s.next_fire_at end,
          s.last_slot, s.last_fired_at, s.last_job_id, s.payload, s.priority::integer, s.max_attempts::integer,
          s.created_at, s.updated_at
-    from q.schedule s
-    join q.queue qq on qq.id = s.queue_id
+    from q_data.schedule s
+    join q_data.queue qq on qq.id = s.queue_id
    where schedules.name is null or s.name = schedules.name
    order by s.name
 $$;

@@ -30,10 +30,10 @@ begin
   -- bench/measures/observe.py).
   for v_queue in
     select qq.id, qq.name, qq.paused, coalesce(r.running, 0) as running
-      from q.queue qq
+      from q_data.queue qq
       -- Running jobs are few (bounded by the workers' concurrency): exact.
       left join (select j.queue_id, count(*) as running
-                   from q.job j where j.state = 'r' group by j.queue_id) r on r.queue_id = qq.id
+                   from q_data.job j where j.state = 'r' group by j.queue_id) r on r.queue_id = qq.id
      order by qq.name
   loop
     v_row.queue := v_queue.name;
@@ -43,19 +43,19 @@ begin
     -- Waiting: the queue's range of the claim index, then the due scheduled
     -- jobs the reaper has not promoted yet (they are waiting too).
     select count(*) into v_row.waiting
-      from (select from q.job j where j.queue_id = v_queue.id and j.state = 'w' limit v_bound + 1) x;
+      from (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'w' limit v_bound + 1) x;
     v_row.waiting_exact := v_row.waiting <= v_bound;
     if not v_row.waiting_exact then
       v_row.waiting := greatest(v_bound + 1, q.estimate_rows(format(
-        'select from q.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'w')));
+        'select from q_data.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'w')));
     end if;
     select count(*) into v_due
-      from (select from q.job j
+      from (select from q_data.job j
              where j.queue_id = v_queue.id and j.state = 's' and j.run_at <= v_now limit v_bound + 1) x;
     v_exact := v_due <= v_bound;
     if not v_exact then
       v_due := greatest(v_bound + 1, q.estimate_rows(format(
-        'select from q.job j where j.queue_id = %s and j.state = %L and j.run_at <= %L', v_queue.id, 's', v_now)));
+        'select from q_data.job j where j.queue_id = %s and j.state = %L and j.run_at <= %L', v_queue.id, 's', v_now)));
     end if;
     v_row.waiting := v_row.waiting + v_due;
     v_row.waiting_exact := v_row.waiting_exact and v_exact;
@@ -63,30 +63,30 @@ begin
     -- Held jobs (flow control: their concurrency key's slots are taken) are
     -- waiting too, outside the claim index: their own index (job_held_idx).
     select count(*) into v_due
-      from (select from q.job j where j.queue_id = v_queue.id and j.state = 'h' limit v_bound + 1) x;
+      from (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'h' limit v_bound + 1) x;
     v_exact := v_due <= v_bound;
     if not v_exact then
       v_due := greatest(v_bound + 1, q.estimate_rows(format(
-        'select from q.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'h')));
+        'select from q_data.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'h')));
     end if;
     v_row.waiting := v_row.waiting + v_due;
     v_row.waiting_exact := v_row.waiting_exact and v_exact;
 
     select count(*) into v_row.scheduled
-      from (select from q.job j
+      from (select from q_data.job j
              where j.queue_id = v_queue.id and j.state = 's' and j.run_at > v_now limit v_bound + 1) x;
     v_row.scheduled_exact := v_row.scheduled <= v_bound;
     if not v_row.scheduled_exact then
       v_row.scheduled := greatest(v_bound + 1, q.estimate_rows(format(
-        'select from q.job j where j.queue_id = %s and j.state = %L and j.run_at > %L', v_queue.id, 's', v_now)));
+        'select from q_data.job j where j.queue_id = %s and j.state = %L and j.run_at > %L', v_queue.id, 's', v_now)));
     end if;
 
     select count(*) into v_row.dead
-      from (select from q.job_history h where h.queue_id = v_queue.id and h.state = 'dead' limit v_bound + 1) x;
+      from (select from q_data.job_history h where h.queue_id = v_queue.id and h.state = 'dead' limit v_bound + 1) x;
     v_row.dead_exact := v_row.dead <= v_bound;
     if not v_row.dead_exact then
       v_row.dead := greatest(v_bound + 1, q.estimate_rows(format(
-        'select from q.job_history h where h.queue_id = %s and h.state = %L', v_queue.id, 'dead')));
+        'select from q_data.job_history h where h.queue_id = %s and h.state = %L', v_queue.id, 'dead')));
     end if;
 
     -- Oldest due job, exact: the claim index is sorted by priority first, so
@@ -94,22 +94,22 @@ begin
     -- priority present (a skip scan: one probe per priority, at most 1000).
     with recursive p (priority, depth) as (
       (select j.priority, 1
-         from q.job j where j.queue_id = v_queue.id and j.state = 'w'
+         from q_data.job j where j.queue_id = v_queue.id and j.state = 'w'
         order by j.priority desc, j.run_at limit 1)
       union all
-      select (select j.priority from q.job j
+      select (select j.priority from q_data.job j
                where j.queue_id = v_queue.id and j.state = 'w' and j.priority < p.priority
                order by j.priority desc, j.run_at limit 1),
              p.depth + 1
         from p where p.priority is not null and p.depth < 1000
     )
-    select min((select j.run_at from q.job j
+    select min((select j.run_at from q_data.job j
                  where j.queue_id = v_queue.id and j.state = 'w' and j.priority = p.priority
                  order by j.priority desc, j.run_at limit 1))
       into v_oldest
       from p where p.priority is not null;
     select j.run_at into v_due_at
-      from q.job j where j.queue_id = v_queue.id and j.state = 's'
+      from q_data.job j where j.queue_id = v_queue.id and j.state = 's'
      order by j.run_at limit 1;
     if v_due_at <= v_now then
       v_oldest := least(v_oldest, v_due_at);

@@ -13,14 +13,14 @@ as $$
          coalesce(t.failed, 0) + coalesce(p.failed, 0),
          coalesce(t.dead, 0) + coalesce(p.dead, 0),
          least(t.since, p.since)
-    from q.queue qq
-    left join q.throughput_total t on t.queue_id = qq.id
+    from q_data.queue qq
+    left join q_data.throughput_total t on t.queue_id = qq.id
     left join (select x.queue_id,
                       sum(x.n) filter (where x.outcome = 'c') as completed,
                       sum(x.n) filter (where x.outcome = 'f') as failed,
                       sum(x.n) filter (where x.outcome = 'd') as dead,
                       min(x.at) as since
-                 from q.tally x group by x.queue_id) p on p.queue_id = qq.id
+                 from q_data.tally x group by x.queue_id) p on p.queue_id = qq.id
    order by qq.name
 $$;
 

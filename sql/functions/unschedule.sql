@@ -10,7 +10,7 @@ begin
     raise exception 'schedule name must not be null' using errcode = '22004';
   end if;
   -- Its ledger goes with it (on delete cascade); jobs already enqueued stay.
-  delete from q.schedule s where s.name = unschedule.name;
+  delete from q_data.schedule s where s.name = unschedule.name;
   return found;
 end
 $$;

@@ -1,4 +1,4 @@
--- Every path that writes q.job.errors goes through here (fail, fail_many via
+-- Every path that writes q_data.job.errors goes through here (fail, fail_many via
 -- fail, reap, retry): the history of a job is its newest 20 entries. Older
 -- ones are dropped before appending, so even a history written by 0002 (any
 -- length) never grows the value towards jsonb's 256 MiB limit.

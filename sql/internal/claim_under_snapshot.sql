@@ -22,15 +22,15 @@ declare
 begin
   for v_ctid in
     select j.ctid
-      from q.job j
+      from q_data.job j
      where j.queue_id = claim_under_snapshot.queue_id
        and j.state = 'w'
      order by j.priority desc, j.run_at
   loop
     begin
-      perform from q.job j where j.ctid = v_ctid for update skip locked;
+      perform from q_data.job j where j.ctid = v_ctid for update skip locked;
       if found then
-        update q.job j
+        update q_data.job j
            set state = 'r',
                attempt = j.attempt + 1,
                token = gen_random_uuid(),

@@ -16,7 +16,7 @@ begin
     select x.ctid, c.token
       from unnest(current_claims.ids, current_claims.tokens) as c(id, token),
            lateral (select y.ctid
-                      from q.job y
+                      from q_data.job y
                      where y.id = c.id
                        and y.state = 'r'
                        and y.token = c.token

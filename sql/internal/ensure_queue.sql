@@ -1,24 +1,24 @@
 create or replace function q.ensure_queue(queue text)
-returns q.queue
+returns q_data.queue
 language plpgsql
 volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_queue q.queue;
+  v_queue q_data.queue;
 begin
-  select * into v_queue from q.queue qq where qq.name = ensure_queue.queue;
+  select * into v_queue from q_data.queue qq where qq.name = ensure_queue.queue;
   if found then
     return v_queue;
   end if;
 
   perform q.check_queue_name(ensure_queue.queue);
   -- Two first enqueues may race: the loser waits for the winner's row.
-  insert into q.queue (name) values (ensure_queue.queue)
+  insert into q_data.queue (name) values (ensure_queue.queue)
   on conflict (name) do nothing
   returning * into v_queue;
   if v_queue.id is null then
-    select * into v_queue from q.queue qq where qq.name = ensure_queue.queue;
+    select * into v_queue from q_data.queue qq where qq.name = ensure_queue.queue;
     if not found then
       -- Only possible under REPEATABLE READ, whose snapshot predates the winner.
       raise exception 'queue % was created concurrently; retry the transaction', quote_literal(ensure_queue.queue)

@@ -24,6 +24,6 @@ end
 $$;
 
 comment on function q.error_entry(integer, text, boolean, timestamptz) is
-  'One element for q.job.errors, wrapped in an array so it can be appended (q.append_error); the message is cut at 4,096 characters with a "[truncated: N characters in all]" marker.';
+  'One element for q_data.job.errors, wrapped in an array so it can be appended (q.append_error); the message is cut at 4,096 characters with a "[truncated: N characters in all]" marker.';
 
 revoke all on function q.error_entry(integer, text, boolean, timestamptz) from public;

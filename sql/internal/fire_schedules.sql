@@ -7,7 +7,7 @@ as $$
 declare
   v_now     timestamptz;
   v_grace   timestamptz;
-  v_s       q.schedule;
+  v_s       q_data.schedule;
   v_slots   timestamptz[];
   v_t       timestamptz;
   v_slot    timestamptz;
@@ -24,7 +24,7 @@ begin
   -- Called by q.reap under its lock, so one session at a time; SKIP LOCKED
   -- passes over a schedule that q.schedule is rewriting right now.
   for v_s in
-    select * from q.schedule s
+    select * from q_data.schedule s
      where not s.paused and s.next_fire_at <= v_now
      order by s.next_fire_at
      limit max_jobs
@@ -67,13 +67,13 @@ begin
     end loop;
 
     -- Ledger, jobs and the new next_fire_at commit together or not at all.
-    update q.schedule s
+    update q_data.schedule s
        set next_fire_at = v_t,
            last_slot = coalesce(v_slots[cardinality(v_slots)], s.last_slot),
            last_fired_at = case when v_last is null then s.last_fired_at else clock_timestamp() end,
            last_job_id = coalesce(v_last, s.last_job_id)
      where s.id = v_s.id;
-    delete from q.schedule_fire f
+    delete from q_data.schedule_fire f
      where f.schedule_id = v_s.id and f.slot < v_now - interval '1 hour';
   end loop;
   return v_fired;
@@ -86,6 +86,6 @@ end
 $$;
 
 comment on function q.fire_schedules(integer) is
-  'Called by q.reap: enqueues one job per due slot of each due schedule (on-time slots always; missed ones by the catch-up policy), at most about max_jobs per call, and advances next_fire_at in the same transaction. The ledger q.schedule_fire makes a second fire of a slot impossible. Returns how many jobs it enqueued.';
+  'Called by q.reap: enqueues one job per due slot of each due schedule (on-time slots always; missed ones by the catch-up policy), at most about max_jobs per call, and advances next_fire_at in the same transaction. The ledger q_data.schedule_fire makes a second fire of a slot impossible. Returns how many jobs it enqueued.';
 
 revoke all on function q.fire_schedules(integer) from public;

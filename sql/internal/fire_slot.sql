@@ -1,4 +1,4 @@
-create or replace function q.fire_slot(schedule q.schedule, slot timestamptz)
+create or replace function q.fire_slot(schedule q_data.schedule, slot timestamptz)
 returns bigint
 language plpgsql
 volatile
@@ -12,12 +12,12 @@ begin
   -- enqueued. The job id is drawn up front so the ledger and the job are
   -- written in one statement.
   with fired as (
-    insert into q.schedule_fire as f (schedule_id, slot, job_id, fired_at)
-    values (fire_slot.schedule.id, fire_slot.slot, nextval('q.job_id_seq'), clock_timestamp())
+    insert into q_data.schedule_fire as f (schedule_id, slot, job_id, fired_at)
+    values (fire_slot.schedule.id, fire_slot.slot, nextval('q_data.job_id_seq'), clock_timestamp())
     on conflict (schedule_id, slot) do nothing
     returning f.job_id
   )
-  insert into q.job as j (id, queue_id, payload, run_at, state, priority, max_attempts)
+  insert into q_data.job as j (id, queue_id, payload, run_at, state, priority, max_attempts)
   overriding system value
   select fired.job_id,
          fire_slot.schedule.queue_id,
@@ -38,7 +38,7 @@ begin
 end
 $$;
 
-comment on function q.fire_slot(q.schedule, timestamptz) is
-  'Enqueues the job of one slot unless the ledger q.schedule_fire has it already; returns the job id, or NULL if the slot was fired before.';
+comment on function q.fire_slot(q_data.schedule, timestamptz) is
+  'Enqueues the job of one slot unless the ledger q_data.schedule_fire has it already; returns the job id, or NULL if the slot was fired before.';
 
-revoke all on function q.fire_slot(q.schedule, timestamptz) from public;
+revoke all on function q.fire_slot(q_data.schedule, timestamptz) from public;

@@ -8,7 +8,7 @@
 -- q.claim_under_snapshot does for jobs: slots the snapshot shows free but a
 -- newer claim took raise a serialization failure there, so the limit holds.
 create or replace function q.flow_claim(
-  queue   q.queue,
+  queue   q_data.queue,
   n       integer,
   lease   interval,
   owner   integer
@@ -46,7 +46,7 @@ begin
     if (flow_claim.queue).concurrency is not null then
       if v_rc then
         v_slots := array(
-          select s.n from q.queue_slot s
+          select s.n from q_data.queue_slot s
            where s.queue_id = (flow_claim.queue).id
              and s.n <= (flow_claim.queue).concurrency
              and s.job_id is null
@@ -56,14 +56,14 @@ begin
       else
         v_slots := '{}';
         for v_slot in
-          select s.n from q.queue_slot s
+          select s.n from q_data.queue_slot s
            where s.queue_id = (flow_claim.queue).id
              and s.n <= (flow_claim.queue).concurrency
              and s.job_id is null
            order by s.n
         loop
           begin
-            perform from q.queue_slot s
+            perform from q_data.queue_slot s
               where s.queue_id = (flow_claim.queue).id and s.n = v_slot and s.job_id is null
                 for no key update skip locked;
             if found then
@@ -89,7 +89,7 @@ begin
     if (flow_claim.queue).rate is not null then
       if v_rc then
         v_rates := array(
-          select r.n from q.rate_slot r
+          select r.n from q_data.rate_slot r
            where r.queue_id = (flow_claim.queue).id
              and r.n <= (flow_claim.queue).rate
              and r.used_at <= v_now - (flow_claim.queue).per
@@ -99,14 +99,14 @@ begin
       else
         v_rates := '{}';
         for v_rate in
-          select r.n from q.rate_slot r
+          select r.n from q_data.rate_slot r
            where r.queue_id = (flow_claim.queue).id
              and r.n <= (flow_claim.queue).rate
              and r.used_at <= v_now - (flow_claim.queue).per
            order by r.used_at
         loop
           begin
-            perform from q.rate_slot r
+            perform from q_data.rate_slot r
               where r.queue_id = (flow_claim.queue).id and r.n = v_rate
                 and r.used_at <= v_now - (flow_claim.queue).per
                 for no key update skip locked;
@@ -139,12 +139,12 @@ begin
     v_total := v_total + v_got;
     for i in 1 .. v_got loop
       if v_slots is not null and not v_rc and (flow_claim.queue).key_rate is null then
-        update q.job j set queue_slot = v_slots[i] where j.id = (v_jobs[i]).id and j.state = 'r';
-        update q.queue_slot s set job_id = (v_jobs[i]).id
+        update q_data.job j set queue_slot = v_slots[i] where j.id = (v_jobs[i]).id and j.state = 'r';
+        update q_data.queue_slot s set job_id = (v_jobs[i]).id
          where s.queue_id = (flow_claim.queue).id and s.n = v_slots[i];
       end if;
       if v_rates is not null then
-        update q.rate_slot r set used_at = v_now
+        update q_data.rate_slot r set used_at = v_now
          where r.queue_id = (flow_claim.queue).id and r.n = v_rates[i];
       end if;
       return next v_jobs[i];
@@ -169,7 +169,7 @@ begin
   if v_total < flow_claim.n and (flow_claim.queue).key_rate is not null
      and current_setting('pgq.claim_blocked') = '' then
     select min(x.run_at) into v_due
-      from (select j.run_at, j.rate_wait from q.job j
+      from (select j.run_at, j.rate_wait from q_data.job j
              where j.queue_id = (flow_claim.queue).id and j.state = 's'
              order by j.run_at
              limit 100) x
@@ -186,7 +186,7 @@ begin
       -- (a slot never used is '-infinity': free now, not an error)
       (select greatest(extract(epoch from greatest(r.used_at, v_now - (flow_claim.queue).per)
                                           + (flow_claim.queue).per - clock_timestamp()), 0)::text
-         from q.rate_slot r
+         from q_data.rate_slot r
         where r.queue_id = (flow_claim.queue).id and r.n <= (flow_claim.queue).rate
         order by r.used_at
         limit 1), true);
@@ -194,7 +194,7 @@ begin
 end
 $$;
 
-comment on function q.flow_claim(q.queue, integer, interval, integer) is
+comment on function q.flow_claim(q_data.queue, integer, interval, integer) is
   'q.claim''s path for a queue with a concurrency, rate or per-key rate limit: claims at most as many jobs as it could lock free slots (SKIP LOCKED), records the queue slot on each job and stamps a rate slot per start (a per-key rate: q.flow_claim_keyed); sets pgq.claim_blocked (transaction-local) to concurrency, rate or key_rate when a limit left it short.';
 
-revoke all on function q.flow_claim(q.queue, integer, interval, integer) from public;
+revoke all on function q.flow_claim(q_data.queue, integer, interval, integer) from public;

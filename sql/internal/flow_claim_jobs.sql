@@ -3,7 +3,7 @@
 -- ascending order; NULL on a queue with a rate limit only). The i-th job in
 -- claim order records the i-th slot, and the slot its job, in one statement.
 -- Rows are picked by ctid = any(array) as in q.claim: a join on ctid was
--- planned as a hash join over a sequential scan of q.job (3 ms at 20,000
+-- planned as a hash join over a sequential scan of q_data.job (3 ms at 20,000
 -- jobs, 615 claims/s in the flow bench). Keep the job selection the same as
 -- q.claim's: pgtap/flow/limited_claim_keeps_claim_order.sql.
 create or replace function q.flow_claim_jobs(
@@ -25,7 +25,7 @@ declare
 begin
   v_ctids := array(
     select w.ctid
-      from q.job w
+      from q_data.job w
      where w.queue_id = flow_claim_jobs.queue_id
        and w.state = 'w'
      order by w.priority desc, w.run_at
@@ -33,7 +33,7 @@ begin
        for update skip locked);
   return query
     with claimed as (
-      update q.job j
+      update q_data.job j
          set state = 'r',
              attempt = j.attempt + 1,
              token = gen_random_uuid(),
@@ -44,7 +44,7 @@ begin
        where j.ctid = any(v_ctids)
       returning j.id, j.payload, j.attempt, j.crashes, j.priority, j.run_at, j.token, j.lease_until, j.queue_slot
     ), taken as (
-      update q.queue_slot s
+      update q_data.queue_slot s
          set job_id = c.id
         from claimed c
        where s.queue_id = flow_claim_jobs.queue_id

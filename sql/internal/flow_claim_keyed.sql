@@ -13,7 +13,7 @@
 -- end, the i-th (in claim order) on queue slot slots[i] (NULL: no
 -- concurrency limit).
 create or replace function q.flow_claim_keyed(
-  queue        q.queue,
+  queue        q_data.queue,
   n            integer,
   started_at   timestamptz,
   lease_until  timestamptz,
@@ -58,7 +58,7 @@ begin
              coalesce(array_agg(c.concurrency_key order by c.priority desc, c.run_at, c.ctid), '{}')
         into v_ctids, v_keys
         from (select w.ctid, w.concurrency_key, w.priority, w.run_at
-                from q.job w
+                from q_data.job w
                where w.queue_id = v_id
                  and w.state = 'w'
                  and w.ctid <> all(v_passed || v_take)
@@ -72,7 +72,7 @@ begin
       v_keys := '{}';
       for v_cand in
         select w.ctid, w.concurrency_key as key
-          from q.job w
+          from q_data.job w
          where w.queue_id = v_id
            and w.state = 'w'
            and w.ctid <> all(v_passed || v_take)
@@ -80,7 +80,7 @@ begin
          limit v_batch
       loop
         begin
-          perform from q.job j where j.ctid = v_cand.ctid and j.state = 'w' for update skip locked;
+          perform from q_data.job j where j.ctid = v_cand.ctid and j.state = 'w' for update skip locked;
           v_locked := found;
         exception when serialization_failure then
           v_locked := false;
@@ -106,11 +106,11 @@ begin
       v_slot := null;
       for v_try in 1 .. 2 loop
         if v_rc then
-          update q.key_rate_slot r
+          update q_data.key_rate_slot r
              set used_at = v_now
            where (r.queue_id, r.key, r.n) = (
                    select x.queue_id, x.key, x.n
-                     from q.key_rate_slot x
+                     from q_data.key_rate_slot x
                     where x.queue_id = v_id and x.key = v_keys[i]
                       and x.n <= v_rate and x.used_at <= v_now - v_per
                     order by x.used_at
@@ -119,18 +119,18 @@ begin
           returning r.n into v_slot;
         else
           for v_i in
-            select x.n from q.key_rate_slot x
+            select x.n from q_data.key_rate_slot x
              where x.queue_id = v_id and x.key = v_keys[i]
                and x.n <= v_rate and x.used_at <= v_now - v_per
              order by x.used_at
           loop
             begin
-              perform from q.key_rate_slot r
+              perform from q_data.key_rate_slot r
                 where r.queue_id = v_id and r.key = v_keys[i] and r.n = v_i
                   and r.used_at <= v_now - v_per
                   for no key update skip locked;
               if found then
-                update q.key_rate_slot r set used_at = v_now
+                update q_data.key_rate_slot r set used_at = v_now
                  where r.queue_id = v_id and r.key = v_keys[i] and r.n = v_i;
                 v_slot := v_i;
               end if;
@@ -145,9 +145,9 @@ begin
         -- key short of rows (a sweep or a configure racing its admission)
         -- gets them here, once, and the slot is tried again.
         exit when v_slot is not null
-          or (select count(*) from q.key_rate_slot r
+          or (select count(*) from q_data.key_rate_slot r
                where r.queue_id = v_id and r.key = v_keys[i] and r.n <= v_rate) >= v_rate;
-        insert into q.key_rate_slot (queue_id, key, n)
+        insert into q_data.key_rate_slot (queue_id, key, n)
         select v_id, v_keys[i], g from generate_series(1, v_rate) g
         on conflict do nothing;
       end loop;
@@ -162,7 +162,7 @@ begin
       -- times per window.
       v_i := coalesce(v_off[array_position(v_offkeys, v_keys[i])], 0);
       select r.used_at + v_per * (v_i / v_rate + 1) into v_at
-        from q.key_rate_slot r
+        from q_data.key_rate_slot r
        where r.queue_id = v_id and r.key = v_keys[i] and r.n <= v_rate
        order by r.used_at
        limit 1 offset v_i % v_rate;
@@ -173,7 +173,7 @@ begin
         v_passed := v_passed || v_ctids[i];
         continue;
       end if;
-      update q.job j
+      update q_data.job j
          set state = 's',
              run_at = v_at,
              rate_wait = true
@@ -194,7 +194,7 @@ begin
   -- i-th on queue slot slots[i].
   return query
     with claimed as (
-      update q.job j
+      update q_data.job j
          set state = 'r',
              attempt = j.attempt + 1,
              token = gen_random_uuid(),
@@ -205,7 +205,7 @@ begin
        where j.ctid = any(v_take)
       returning j.id, j.payload, j.attempt, j.crashes, j.priority, j.run_at, j.token, j.lease_until, j.queue_slot
     ), taken as (
-      update q.queue_slot s
+      update q_data.queue_slot s
          set job_id = c.id
         from claimed c
        where s.queue_id = v_id
@@ -227,7 +227,7 @@ begin
 end
 $$;
 
-comment on function q.flow_claim_keyed(q.queue, integer, timestamptz, timestamptz, integer, smallint[]) is
+comment on function q.flow_claim_keyed(q_data.queue, integer, timestamptz, timestamptz, integer, smallint[]) is
   'q.flow_claim''s job selection on a queue with a per-key rate: claims up to n waiting jobs in claim order, each keyed one on a free slot of its key''s rate (stamped started_at), the i-th taking queue slot slots[i]; a keyed job whose key is at its rate is put off (state s, rate_wait) until the key''s next start is allowed. Sets pgq.claim_blocked = key_rate when that left it short.';
 
-revoke all on function q.flow_claim_keyed(q.queue, integer, timestamptz, timestamptz, integer, smallint[]) from public;
+revoke all on function q.flow_claim_keyed(q_data.queue, integer, timestamptz, timestamptz, integer, smallint[]) from public;

@@ -17,11 +17,11 @@ volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_old    q.queue;
-  v_new    q.queue;
+  v_old    q_data.queue;
+  v_new    q_data.queue;
   v_drop   text[] := coalesce(flow_configure.unlimit, '{}');
 begin
-  select * into v_old from q.queue qq where qq.id = flow_configure.queue_id for update;
+  select * into v_old from q_data.queue qq where qq.id = flow_configure.queue_id for update;
 
   if array_position(v_drop, null) is not null
      or not v_drop <@ array['concurrency', 'key_concurrency', 'rate', 'key_rate'] then
@@ -99,12 +99,12 @@ begin
             hint = 'set key_concurrency too, e.g. q.configure(queue, key_concurrency => 100, key_rate => 10)';
   end if;
 
-  -- The first limit of the database makes flow control's triggers on q.job.
+  -- The first limit of the database makes flow control's triggers on q_data.job.
   if coalesce(v_new.concurrency, v_new.key_concurrency, v_new.rate, v_new.key_rate) is not null then
     perform q.flow_arm();
   end if;
 
-  update q.queue qq
+  update q_data.queue qq
      set concurrency = v_new.concurrency,
          key_concurrency = v_new.key_concurrency,
          ordered = v_new.ordered,
@@ -117,13 +117,13 @@ begin
   -- Queue slots 1..concurrency. Free rows above it go; held ones are never
   -- taken again once freed (claims take n <= concurrency only).
   if v_new.concurrency is not null then
-    insert into q.queue_slot (queue_id, n)
+    insert into q_data.queue_slot (queue_id, n)
     select flow_configure.queue_id, g from generate_series(1, v_new.concurrency) g
     on conflict do nothing;
   end if;
-  delete from q.queue_slot s
+  delete from q_data.queue_slot s
    where s.ctid = any(array(
-           select x.ctid from q.queue_slot x
+           select x.ctid from q_data.queue_slot x
             where x.queue_id = flow_configure.queue_id
               and x.job_id is null
               and x.n > coalesce(v_new.concurrency, 0)
@@ -131,11 +131,11 @@ begin
 
   -- Rate slots 1..rate, each free at once when made.
   if v_new.rate is not null then
-    insert into q.rate_slot (queue_id, n)
+    insert into q_data.rate_slot (queue_id, n)
     select flow_configure.queue_id, g from generate_series(1, v_new.rate) g
     on conflict do nothing;
   end if;
-  delete from q.rate_slot r
+  delete from q_data.rate_slot r
    where r.queue_id = flow_configure.queue_id
      and r.n > coalesce(v_new.rate, 0);
 
@@ -143,17 +143,17 @@ begin
   -- with their key slots). Jobs it put off are waiting again when it changes:
   -- the next claim puts off, under the new rate, those that must still wait.
   if v_new.key_rate is not null then
-    insert into q.key_rate_slot (queue_id, key, n)
+    insert into q_data.key_rate_slot (queue_id, key, n)
     select flow_configure.queue_id, k.key, g
-      from (select distinct s.key from q.key_slot s where s.queue_id = flow_configure.queue_id) k,
+      from (select distinct s.key from q_data.key_slot s where s.queue_id = flow_configure.queue_id) k,
            generate_series(1, v_new.key_rate) g
     on conflict do nothing;
   end if;
-  delete from q.key_rate_slot r
+  delete from q_data.key_rate_slot r
    where r.queue_id = flow_configure.queue_id
      and r.n > coalesce(v_new.key_rate, 0);
   if (v_new.key_rate, v_new.key_per) is distinct from (v_old.key_rate, v_old.key_per) then
-    update q.job j
+    update q_data.job j
        set state = 'w',
            run_at = least(j.run_at, clock_timestamp()),
            rate_wait = null
@@ -165,16 +165,16 @@ begin
 
   -- Key limit removed: held jobs are claimable now.
   if v_new.key_concurrency is null and v_old.key_concurrency is not null then
-    update q.job j set state = 'w'
+    update q_data.job j set state = 'w'
      where j.queue_id = flow_configure.queue_id and j.state = 'h';
     perform q.notify_queues(array[flow_configure.queue_id]);
   end if;
   -- Key limit raised: every known key gets its new slots, which go to held
   -- jobs at once.
   if v_new.key_concurrency > v_old.key_concurrency then
-    insert into q.key_slot (queue_id, key, n)
+    insert into q_data.key_slot (queue_id, key, n)
     select flow_configure.queue_id, k.key, g
-      from (select distinct s.key from q.key_slot s where s.queue_id = flow_configure.queue_id) k,
+      from (select distinct s.key from q_data.key_slot s where s.queue_id = flow_configure.queue_id) k,
            generate_series(v_old.key_concurrency + 1, v_new.key_concurrency) g
     on conflict do nothing;
     perform q.flow_sweep(flow_configure.queue_id, 100000);

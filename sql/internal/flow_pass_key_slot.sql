@@ -11,14 +11,14 @@ declare
   v_ctid  tid;
   v_next  bigint;  -- NULL unless a held job was locked
 begin
-  select qq.key_concurrency into v_k from q.queue qq where qq.id = flow_pass_key_slot.queue_id;
+  select qq.key_concurrency into v_k from q_data.queue qq where qq.id = flow_pass_key_slot.queue_id;
   -- A slot above a lowered limit is not passed on: the key shrinks to it.
   if v_k is not null and flow_pass_key_slot.n <= v_k then
     -- SKIP LOCKED: two finishing jobs of one key pass their slots to two
     -- different held jobs without waiting on each other.
     if current_setting('transaction_isolation') = 'read committed' then
       select h.ctid, h.id into v_ctid, v_next
-        from q.job h
+        from q_data.job h
        where h.queue_id = flow_pass_key_slot.queue_id
          and h.concurrency_key = flow_pass_key_slot.key
          and h.state = 'h'
@@ -32,14 +32,14 @@ begin
     -- q.claim_under_snapshot does for jobs).
     for v_ctid, v_next in
       select h.ctid, h.id
-        from q.job h
+        from q_data.job h
        where h.queue_id = flow_pass_key_slot.queue_id
          and h.concurrency_key = flow_pass_key_slot.key
          and h.state = 'h'
        order by h.priority desc, h.id
     loop
       begin
-        perform from q.job h where h.ctid = v_ctid and h.state = 'h' for update skip locked;
+        perform from q_data.job h where h.ctid = v_ctid and h.state = 'h' for update skip locked;
         exit when found;
       exception when serialization_failure then
         null;
@@ -48,13 +48,13 @@ begin
     end loop;
     end if;
   end if;
-  update q.key_slot s
+  update q_data.key_slot s
      set job_id = v_next
    where s.queue_id = flow_pass_key_slot.queue_id
      and s.key = flow_pass_key_slot.key
      and s.n = flow_pass_key_slot.n;
   if v_next is not null then
-    update q.job j
+    update q_data.job j
        set state = 'w',
            key_slot = flow_pass_key_slot.n
      where j.ctid = v_ctid;

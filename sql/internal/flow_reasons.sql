@@ -1,4 +1,4 @@
-create or replace function q.flow_reasons(job q.job, queue q.queue)
+create or replace function q.flow_reasons(job q_data.job, queue q_data.queue)
 returns table (code text, reason text)
 language plpgsql
 stable
@@ -14,7 +14,7 @@ begin
     code := 'key_concurrency';
     reason := format('held: the %s slot(s) of concurrency key %L are taken by jobs %s%s',
                      (flow_reasons.queue).key_concurrency, (flow_reasons.job).concurrency_key,
-                     coalesce((select string_agg(s.job_id::text, ', ' order by s.n) from q.key_slot s
+                     coalesce((select string_agg(s.job_id::text, ', ' order by s.n) from q_data.key_slot s
                                 where s.queue_id = (flow_reasons.job).queue_id
                                   and s.key = (flow_reasons.job).concurrency_key
                                   and s.job_id is not null), 'that have just finished (the reaper admits it within a second)'),
@@ -35,7 +35,7 @@ begin
     return;  -- running, or scheduled for later: not held by a limit
   end if;
   if (flow_reasons.queue).concurrency is not null
-     and not exists (select from q.queue_slot s
+     and not exists (select from q_data.queue_slot s
                       where s.queue_id = (flow_reasons.job).queue_id
                         and s.n <= (flow_reasons.queue).concurrency and s.job_id is null) then
     code := 'concurrency';
@@ -45,7 +45,7 @@ begin
   end if;
   if (flow_reasons.queue).rate is not null then
     select min(r.used_at) + (flow_reasons.queue).per into v_next
-      from q.rate_slot r
+      from q_data.rate_slot r
      where r.queue_id = (flow_reasons.job).queue_id and r.n <= (flow_reasons.queue).rate;
     if v_next > clock_timestamp() then
       code := 'rate';
@@ -56,7 +56,7 @@ begin
   end if;
   if (flow_reasons.queue).key_rate is not null and (flow_reasons.job).concurrency_key is not null then
     select min(r.used_at) + (flow_reasons.queue).key_per into v_next
-      from q.key_rate_slot r
+      from q_data.key_rate_slot r
      where r.queue_id = (flow_reasons.job).queue_id and r.key = (flow_reasons.job).concurrency_key
        and r.n <= (flow_reasons.queue).key_rate;
     if v_next > clock_timestamp() then
@@ -69,7 +69,7 @@ begin
 end
 $$;
 
-comment on function q.flow_reasons(q.job, q.queue) is
+comment on function q.flow_reasons(q_data.job, q_data.queue) is
   'The flow-control reasons a job (with its queue row) is not running: key_concurrency (held), concurrency (every queue slot taken), rate (the window is full), key_rate (its key''s window is full, or the job was put off until it frees). Shared by q.flow_block_reason and q.explain.';
 
-revoke all on function q.flow_reasons(q.job, q.queue) from public;
+revoke all on function q.flow_reasons(q_data.job, q_data.queue) from public;

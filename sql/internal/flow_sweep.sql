@@ -18,7 +18,7 @@ begin
   -- enqueue that is holding a job right now: such a key is skipped.
   for v_slot in
     select s.queue_id, s.key, s.n
-      from q.key_slot s
+      from q_data.key_slot s
      where s.job_id is null
        and (flow_sweep.queue_id is null or s.queue_id = flow_sweep.queue_id)
      limit flow_sweep.max_slots
@@ -26,21 +26,21 @@ begin
   loop
     if q.flow_pass_key_slot(v_slot.queue_id, v_slot.key, v_slot.n) is not null then
       v_moved := v_moved + 1;
-    elsif not exists (select from q.key_rate_slot r join q.queue qq on qq.id = r.queue_id
+    elsif not exists (select from q_data.key_rate_slot r join q_data.queue qq on qq.id = r.queue_id
                        where r.queue_id = v_slot.queue_id and r.key = v_slot.key
                          and r.used_at > clock_timestamp() - qq.key_per) then
       -- (by key: the pass rewrote the row, so its ctid is stale)
-      delete from q.key_slot s
+      delete from q_data.key_slot s
        where s.queue_id = v_slot.queue_id and s.key = v_slot.key and s.n = v_slot.n
          and s.job_id is null;
       -- The key's last slot: its rate slots go too (every start they hold
       -- is older than the window, or the key would have been kept above).
       -- One a claim has locked stays; a key short of rows gets them back
       -- from its next admission or claim.
-      if not exists (select from q.key_slot s where s.queue_id = v_slot.queue_id and s.key = v_slot.key) then
-        delete from q.key_rate_slot r
+      if not exists (select from q_data.key_slot s where s.queue_id = v_slot.queue_id and s.key = v_slot.key) then
+        delete from q_data.key_rate_slot r
          where r.ctid = any(array(
-                 select x.ctid from q.key_rate_slot x
+                 select x.ctid from q_data.key_rate_slot x
                   where x.queue_id = v_slot.queue_id and x.key = v_slot.key
                     for update skip locked));
       end if;

@@ -15,24 +15,24 @@ begin
   -- The key's slot rows are made on its first use (and after a raised
   -- limit). Two first enqueues of one new key in open transactions wait for
   -- each other here, once; claimers never do.
-  if (select count(*) from q.key_slot s
+  if (select count(*) from q_data.key_slot s
        where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
          and s.n <= flow_take_key_slot.k) < flow_take_key_slot.k then
-    insert into q.key_slot (queue_id, key, n)
+    insert into q_data.key_slot (queue_id, key, n)
     select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
       from generate_series(1, flow_take_key_slot.k) g
     on conflict do nothing;
     -- And the key's rate slots, on a queue with a per-key rate (0007), so
     -- that claims find them made.
-    insert into q.key_rate_slot (queue_id, key, n)
+    insert into q_data.key_rate_slot (queue_id, key, n)
     select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
-      from q.queue qq, generate_series(1, qq.key_rate) g
+      from q_data.queue qq, generate_series(1, qq.key_rate) g
      where qq.id = flow_take_key_slot.queue_id and qq.key_rate is not null
     on conflict do nothing;
   end if;
 
   -- Jobs already held go first: a newcomer never jumps the key's line.
-  if not exists (select from q.job h
+  if not exists (select from q_data.job h
                   where h.queue_id = flow_take_key_slot.queue_id
                     and h.concurrency_key = flow_take_key_slot.key
                     and h.state = 'h') then
@@ -40,7 +40,7 @@ begin
     -- enqueue in a long transaction never blocks anyone.
     if current_setting('transaction_isolation') = 'read committed' then
       select s.n into v_n
-        from q.key_slot s
+        from q_data.key_slot s
        where s.queue_id = flow_take_key_slot.queue_id
          and s.key = flow_take_key_slot.key
          and s.n <= flow_take_key_slot.k
@@ -52,7 +52,7 @@ begin
       -- REPEATABLE READ: a slot taken after our snapshot raises a
       -- serialization failure when locked; step over it.
       for v_n in
-        select s.n from q.key_slot s
+        select s.n from q_data.key_slot s
          where s.queue_id = flow_take_key_slot.queue_id
            and s.key = flow_take_key_slot.key
            and s.n <= flow_take_key_slot.k
@@ -60,7 +60,7 @@ begin
          order by s.n
       loop
         begin
-          perform from q.key_slot s
+          perform from q_data.key_slot s
             where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
               and s.n = v_n and s.job_id is null
               for no key update skip locked;
@@ -72,7 +72,7 @@ begin
       end loop;
     end if;
     if v_n is not null then
-      update q.key_slot s
+      update q_data.key_slot s
          set job_id = flow_take_key_slot.job_id
        where s.queue_id = flow_take_key_slot.queue_id
          and s.key = flow_take_key_slot.key
@@ -86,12 +86,12 @@ begin
   -- later. KEY SHARE pins the key's rows so that sweep cannot delete them as
   -- unused meanwhile; it blocks no claim and no completion.
   if current_setting('transaction_isolation') = 'read committed' then
-    perform from q.key_slot s
+    perform from q_data.key_slot s
       where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
         for key share;
   else
     begin
-      perform from q.key_slot s
+      perform from q_data.key_slot s
         where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
           for key share;
     exception when serialization_failure then

@@ -10,14 +10,14 @@ volatile
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  if not exists (select from q.queue qq where qq.id = flow_wake.queue_id and qq.flow_waiting) then
+  if not exists (select from q_data.queue qq where qq.id = flow_wake.queue_id and qq.flow_waiting) then
     return;
   end if;
   -- SKIP LOCKED: a row locked is being cleared by another waker (which
   -- notifies) or set by a claimer (whose worker looks again shortly).
-  update q.queue qq
+  update q_data.queue qq
      set flow_waiting = false
-   where qq.ctid = (select x.ctid from q.queue x
+   where qq.ctid = (select x.ctid from q_data.queue x
                      where x.id = flow_wake.queue_id and x.flow_waiting
                        for update skip locked);
   if found then
@@ -29,6 +29,6 @@ end
 $$;
 
 comment on function q.flow_wake(integer) is
-  'Sends NOTIFY pgq for the queue if a listening claimer waits for a slot (q.queue.flow_waiting), and clears the flag.';
+  'Sends NOTIFY pgq for the queue if a listening claimer waits for a slot (q_data.queue.flow_waiting), and clears the flag.';
 
 revoke all on function q.flow_wake(integer) from public;

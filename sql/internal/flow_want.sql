@@ -13,9 +13,9 @@ begin
   if coalesce(current_setting('pgq.listening', true), '') <> 'on' then
     return;
   end if;
-  update q.queue qq
+  update q_data.queue qq
      set flow_waiting = true
-   where qq.ctid = (select x.ctid from q.queue x
+   where qq.ctid = (select x.ctid from q_data.queue x
                      where x.id = flow_want.queue_id and not x.flow_waiting
                        for update skip locked);
 exception when serialization_failure then
@@ -24,6 +24,6 @@ end
 $$;
 
 comment on function q.flow_want(integer) is
-  'Marks that a listening claimer waits for a slot of the queue (q.queue.flow_waiting), when pgq.listening is on; never waits.';
+  'Marks that a listening claimer waits for a slot of the queue (q_data.queue.flow_waiting), when pgq.listening is on; never waits.';
 
 revoke all on function q.flow_want(integer) from public;

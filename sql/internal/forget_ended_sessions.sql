@@ -13,9 +13,9 @@ begin
   with alive as materialized (
     select a.pid, a.backend_start from pg_stat_get_activity(null) a
   )
-  delete from q.session s
+  delete from q_data.session s
    where s.ctid = any(array(
-           select x.ctid from q.session x
+           select x.ctid from q_data.session x
             where not exists (
                     select from alive a
                      where a.pid = x.pid
@@ -29,6 +29,6 @@ end
 $$;
 
 comment on function q.forget_ended_sessions(integer) is
-  'Deletes up to max_rows q.session rows whose backend has ended; returns how many.';
+  'Deletes up to max_rows q_data.session rows whose backend has ended; returns how many.';
 
 revoke all on function q.forget_ended_sessions(integer) from public;

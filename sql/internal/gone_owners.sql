@@ -1,5 +1,5 @@
 -- The claim owners (session keys) whose session has provably ended: no
--- backend in pg_stat_activity has the pid and backend_start their q.session
+-- backend in pg_stat_activity has the pid and backend_start their q_data.session
 -- row recorded, or there is no row. Replaces the advisory-lock probes of
 -- 0002, which any login role could defeat by holding a key, and which the
 -- claimer's own pg_advisory_unlock_all() or RESET ALL turned into a false
@@ -20,9 +20,9 @@ begin
       select a.pid, a.backend_start from pg_stat_get_activity(null) a
     )
     select o.owner
-      from (select distinct j.owner from q.job j
+      from (select distinct j.owner from q_data.job j
              where j.state = 'r' and j.owner is not null) o
-      left join q.session s on s.key = o.owner
+      left join q_data.session s on s.key = o.owner
      where s.key is null
         or not exists (
              select from alive a
@@ -37,6 +37,6 @@ end
 $$;
 
 comment on function q.gone_owners(integer) is
-  'Up to max_keys owners of running jobs whose session has ended (no live backend with the pid and backend_start of their q.session row).';
+  'Up to max_keys owners of running jobs whose session has ended (no live backend with the pid and backend_start of their q_data.session row).';
 
 revoke all on function q.gone_owners(integer) from public;

@@ -2,7 +2,7 @@
 -- session keys (objid >= 1), the reaper (objid 0) and the migration runner
 -- (objid -1). Since 0003 pgq takes no advisory locks at all (any login role
 -- can take or hold them); the 0002 -> 0003 upgrade reads this class in
--- pg_locks to carry live 0002 sessions into q.session.
+-- pg_locks to carry live 0002 sessions into q_data.session.
 create or replace function q.lock_space()
 returns integer
 language plpgsql

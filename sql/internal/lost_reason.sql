@@ -10,6 +10,6 @@ end
 $$;
 
 comment on function q.lost_reason(boolean) is
-  'Wording for a lost claim in q.job.errors.';
+  'Wording for a lost claim in q_data.job.errors.';
 
 revoke all on function q.lost_reason(boolean) from public;

@@ -12,7 +12,7 @@ begin
   -- Skipped while the notification queue is filling (q.notify_allowed).
   if q.notify_allowed() then
     perform pg_notify('pgq', qq.name)
-       from q.queue qq
+       from q_data.queue qq
       where qq.id = any(notify_queues.queue_ids);
   end if;
 end

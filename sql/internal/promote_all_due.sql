@@ -1,5 +1,5 @@
 -- The reaper's promotion pass: due scheduled jobs join the waiting line.
--- Until 0002 q.reap looped over every row of q.queue, and queue rows are
+-- Until 0002 q.reap looped over every row of q_data.queue, and queue rows are
 -- never deleted: 1.1 s per call at 100,000 queue names, almost all idle.
 -- Here only queues that hold scheduled jobs are visited, found by a loose
 -- index scan of job_scheduled_idx (one probe per such queue), so the cost
@@ -16,10 +16,10 @@ declare
 begin
   for v_queue_id in
     with recursive scheduled as (
-      select (select s.queue_id from q.job s where s.state = 's'
+      select (select s.queue_id from q_data.job s where s.state = 's'
                order by s.queue_id limit 1) as queue_id
       union all
-      select (select s.queue_id from q.job s where s.state = 's' and s.queue_id > p.queue_id
+      select (select s.queue_id from q_data.job s where s.state = 's' and s.queue_id > p.queue_id
                order by s.queue_id limit 1)
         from scheduled p
        where p.queue_id is not null

@@ -7,11 +7,11 @@ as $$
 declare
   v_count integer;
 begin
-  update q.job j
+  update q_data.job j
      set state = 'w'
    where j.ctid = any(array(
            select s.ctid
-             from q.job s
+             from q_data.job s
             where s.queue_id = promote_due.queue_id
               and s.state = 's'
               and s.run_at <= clock_timestamp()

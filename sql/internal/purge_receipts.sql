@@ -9,9 +9,9 @@ declare
 begin
   -- Oldest first through enqueue_receipt_created_idx: the cost is the
   -- receipts deleted, whatever the number of queues.
-  delete from q.enqueue_receipt r
+  delete from q_data.enqueue_receipt r
    where r.ctid = any(array(
-           select x.ctid from q.enqueue_receipt x
+           select x.ctid from q_data.enqueue_receipt x
             where x.created_at < purge_receipts.now - interval '24 hours'
             order by x.created_at
             limit purge_receipts.max_rows

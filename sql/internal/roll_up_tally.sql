@@ -8,10 +8,10 @@ declare
   v_moved integer;
 begin
   -- Called by q.reap under its lock, so one session at a time writes
-  -- q.throughput and q.throughput_total: their rows are never contended.
+  -- q_data.throughput and q_data.throughput_total: their rows are never contended.
   with moved as (
-    delete from q.tally t
-     where t.ctid = any(array(select x.ctid from q.tally x limit roll_up_tally.max_rows))
+    delete from q_data.tally t
+     where t.ctid = any(array(select x.ctid from q_data.tally x limit roll_up_tally.max_rows))
     returning t.queue_id, t.outcome, t.n, t.at
   ), per_minute as (
     select m.queue_id, date_trunc('minute', m.at) as minute,
@@ -22,7 +22,7 @@ begin
       from moved m
      group by 1, 2
   ), buckets as (
-    insert into q.throughput as t (queue_id, minute, completed, failed, dead)
+    insert into q_data.throughput as t (queue_id, minute, completed, failed, dead)
     select p.queue_id, p.minute, p.completed, p.failed, p.dead from per_minute p
     on conflict (queue_id, minute) do update
        set completed = t.completed + excluded.completed,
@@ -30,7 +30,7 @@ begin
            dead = t.dead + excluded.dead
     returning 1
   ), totals as (
-    insert into q.throughput_total as t (queue_id, completed, failed, dead, since)
+    insert into q_data.throughput_total as t (queue_id, completed, failed, dead, since)
     select p.queue_id, sum(p.completed), sum(p.failed), sum(p.dead), min(p.first_at)
       from per_minute p
      group by p.queue_id
@@ -43,9 +43,9 @@ begin
   select count(*) into v_moved from moved;
 
   -- A day of minutes is kept; older buckets go, a bounded batch per call.
-  delete from q.throughput t
+  delete from q_data.throughput t
    where t.ctid = any(array(
-           select x.ctid from q.throughput x
+           select x.ctid from q_data.throughput x
             where x.minute < now() - interval '1 day'
             limit roll_up_tally.max_rows));
   return v_moved;
@@ -53,6 +53,6 @@ end
 $$;
 
 comment on function q.roll_up_tally(integer) is
-  'Moves up to max_rows rows of q.tally into the per-minute buckets of q.throughput and the running totals of q.throughput_total, and deletes buckets older than a day; returns how many tally rows it moved. Called by q.reap.';
+  'Moves up to max_rows rows of q_data.tally into the per-minute buckets of q_data.throughput and the running totals of q_data.throughput_total, and deletes buckets older than a day; returns how many tally rows it moved. Called by q.reap.';
 
 revoke all on function q.roll_up_tally(integer) from public;

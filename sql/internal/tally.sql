@@ -13,10 +13,10 @@ as $$
 begin
   if cardinality(tally.queue_ids) = 1 then
     if tally.queue_ids[1] is not null then
-      insert into q.tally (queue_id, outcome, n) values (tally.queue_ids[1], tally.outcome, 1);
+      insert into q_data.tally (queue_id, outcome, n) values (tally.queue_ids[1], tally.outcome, 1);
     end if;
   elsif cardinality(tally.queue_ids) > 1 then
-    insert into q.tally (queue_id, outcome, n)
+    insert into q_data.tally (queue_id, outcome, n)
     select t.queue_id, tally.outcome, count(*)
       from unnest(tally.queue_ids) as t(queue_id)
      where t.queue_id is not null
@@ -26,6 +26,6 @@ end
 $$;
 
 comment on function q.tally(integer[], "char") is
-  'Records outcomes (c completed, f failed and will retry, d dead) of the given jobs'' queues (one element per job) in q.tally, in the caller''s transaction; q.reap rolls them up into q.throughput.';
+  'Records outcomes (c completed, f failed and will retry, d dead) of the given jobs'' queues (one element per job) in q_data.tally, in the caller''s transaction; q.reap rolls them up into q_data.throughput.';
 
 revoke all on function q.tally(integer[], "char") from public;

@@ -39,7 +39,7 @@ end
 $$;
 
 -- The owner reads other roles' backend_start in pg_stat_activity, the
--- liveness evidence of q.session (q.gone_owners). Without this it compares
+-- liveness evidence of q_data.session (q.gone_owners). Without this it compares
 -- the pid alone, which errs towards "alive" (the lease still ends a claim).
 -- Granting it needs a superuser (or admin of the role): otherwise say so.
 do $$

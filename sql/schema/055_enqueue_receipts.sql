@@ -2,7 +2,7 @@
 -- producer whose COMMIT reply was lost (connection dropped, server restarted)
 -- retries the call with the same key and gets the same ids back instead of
 -- a second copy of every job. Kept 24 hours, then deleted by q.reap.
-create table q.enqueue_receipt (
+create table q_data.enqueue_receipt (
   queue_id    integer     not null,
   key         text        not null,
   ids         bigint[]    not null,
@@ -10,10 +10,10 @@ create table q.enqueue_receipt (
   constraint enqueue_receipt_pkey primary key (queue_id, key)
 );
 
-comment on table q.enqueue_receipt is
+comment on table q_data.enqueue_receipt is
   'q.enqueue_many(idempotency_key => ...): the ids a call returned, so a retry of that call within 24 hours returns them again. q.reap deletes older receipts.';
 
 -- q.reap's purge reads the oldest receipts first.
-create index enqueue_receipt_created_idx on q.enqueue_receipt (created_at);
+create index enqueue_receipt_created_idx on q_data.enqueue_receipt (created_at);
 
-revoke all on q.enqueue_receipt from public;
+revoke all on q_data.enqueue_receipt from public;

@@ -43,10 +43,10 @@ create type q.schedule_info as (
 comment on type q.schedule_info is
   'A schedule as an admin sees it: next_fire_at is NULL while paused; last_slot is the newest slot fired, last_job_id the job it enqueued.';
 
-create table q.schedule (
+create table q_data.schedule (
   id             integer     generated always as identity primary key,
   name           text        not null,
-  queue_id       integer     not null references q.queue (id),
+  queue_id       integer     not null references q_data.queue (id),
   cron           text,
   every          interval,
   spec           q.cron_spec,
@@ -76,35 +76,35 @@ create table q.schedule (
   constraint max_attempts_is_positive check (max_attempts > 0)
 );
 
-comment on table q.schedule is
+comment on table q_data.schedule is
   'Cron and interval schedules. q.reap (through q.fire_schedules) enqueues one job per due slot and advances next_fire_at in the same transaction.';
-comment on column q.schedule.spec is
+comment on column q_data.schedule.spec is
   'The parsed cron expression (NULL for an interval schedule).';
-comment on column q.schedule.every is
+comment on column q_data.schedule.every is
   'Interval schedules: slots at whole multiples of this length since 1970-01-01 00:00 UTC (timezone plays no part).';
-comment on column q.schedule.next_fire_at is
+comment on column q_data.schedule.next_fire_at is
   'The next slot not yet fired; a reap turn reads only rows whose next_fire_at has come (schedule_due_idx). NULL: never fires again.';
-comment on column q.schedule.catch_up is
+comment on column q_data.schedule.catch_up is
   'Slots over a minute late (downtime): latest = fire only the newest of them, and only if no slot is on time; all = fire them (the newest 100); none = skip them.';
 
 -- A reap turn reads the due schedules only: with 10,000 schedules and none
 -- due, one index probe.
-create index schedule_due_idx on q.schedule (next_fire_at) where not paused;
+create index schedule_due_idx on q_data.schedule (next_fire_at) where not paused;
 
 -- The fire ledger: one row per fired slot, (schedule, slot) unique. A slot
 -- that was fired can never be fired again, whatever reapers race or crash;
 -- rows older than an hour are pruned (next_fire_at only moves forward, so
 -- those slots cannot come due again).
-create table q.schedule_fire (
-  schedule_id  integer     not null references q.schedule (id) on delete cascade,
+create table q_data.schedule_fire (
+  schedule_id  integer     not null references q_data.schedule (id) on delete cascade,
   slot         timestamptz not null,
   job_id       bigint      not null,
   fired_at     timestamptz not null,
   constraint schedule_fire_pkey primary key (schedule_id, slot)
 );
 
-comment on table q.schedule_fire is
+comment on table q_data.schedule_fire is
   'Fired slots (the exactly-once rule: primary key schedule_id, slot) and the job each enqueued; kept for an hour.';
 
-revoke all on q.schedule, q.schedule_fire from public;
-revoke all on sequence q.schedule_id_seq from public;
+revoke all on q_data.schedule, q_data.schedule_fire from public;
+revoke all on sequence q_data.schedule_id_seq from public;

@@ -30,7 +30,7 @@ grant usage on schema q to pgq_viewer;
 -- q.throughput about once a second, so the table stays a few pages long.
 -- Unlogged: these are statistics; after a crash the last second is lost, and
 -- the insert writes no WAL.
-create unlogged table q.tally (
+create unlogged table q_data.tally (
   queue_id  integer     not null,
   outcome   "char"      not null,
   n         integer     not null,
@@ -44,12 +44,12 @@ create unlogged table q.tally (
   autovacuum_vacuum_cost_delay = 0
 );
 
-comment on table q.tally is
-  'Outcomes not yet rolled up into q.throughput: c = completed, f = failed (will retry), d = dead. Written in the caller''s transaction, moved by q.reap.';
+comment on table q_data.tally is
+  'Outcomes not yet rolled up into q_data.throughput: c = completed, f = failed (will retry), d = dead. Written in the caller''s transaction, moved by q.reap.';
 
 -- Per queue and minute, what finished. Written only by the reaper (one
--- session at a time), read by q.throughput. Kept for a day.
-create table q.throughput (
+-- session at a time), read by q.throughput(). Kept for a day.
+create table q_data.throughput (
   queue_id   integer     not null,
   minute     timestamptz not null,
   completed  bigint      not null default 0,
@@ -58,14 +58,14 @@ create table q.throughput (
   constraint throughput_pkey primary key (queue_id, minute)
 );
 
-comment on table q.throughput is
-  'Per queue and minute: jobs completed, failed attempts that will retry, jobs that went dead. Rolled up from q.tally by q.reap; rows older than a day are deleted.';
+comment on table q_data.throughput is
+  'Per queue and minute: jobs completed, failed attempts that will retry, jobs that went dead. Rolled up from q_data.tally by q.reap; rows older than a day are deleted.';
 
-create index throughput_minute_idx on q.throughput (minute);
+create index throughput_minute_idx on q_data.throughput (minute);
 
 -- Running totals per queue since `since`, for monotonic counters (Prometheus
 -- *_total). Also written only by the reaper.
-create table q.throughput_total (
+create table q_data.throughput_total (
   queue_id   integer     primary key,
   completed  bigint      not null default 0,
   failed     bigint      not null default 0,
@@ -73,12 +73,12 @@ create table q.throughput_total (
   since      timestamptz not null default now()
 );
 
-comment on table q.throughput_total is
-  'Per queue: jobs completed, failed attempts that will retry and jobs that went dead since `since` (the first rolled-up outcome). Rolled up from q.tally by q.reap.';
+comment on table q_data.throughput_total is
+  'Per queue: jobs completed, failed attempts that will retry and jobs that went dead since `since` (the first rolled-up outcome). Rolled up from q_data.tally by q.reap.';
 
 -- Joint statistics of queue and state, so that q.stats's estimates (the
 -- planner's row counts) know that one queue may be all scheduled and another
 -- all waiting. Costs only at ANALYZE time.
-create statistics q.job_queue_state_stats (mcv) on queue_id, state from q.job;
+create statistics q.job_queue_state_stats (mcv) on queue_id, state from q_data.job;
 
-revoke all on all tables in schema q from public;
+revoke all on all tables in schema q_data from public;

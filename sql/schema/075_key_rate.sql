@@ -1,6 +1,6 @@
 -- Rate limits per concurrency key (issue 11, revision 0007): at most
 -- key_rate jobs of one key start in any window of length key_per, the same
--- exact sliding window as the queue's rate (q.rate_slot), one set of slot
+-- exact sliding window as the queue's rate (q_data.rate_slot), one set of slot
 -- rows per key.
 --
 -- A key whose window is full must not make claims walk past its jobs. A
@@ -17,7 +17,7 @@
 -- Added with ALTER, after 065_flow.sql, so that install.sql and the Alembic
 -- revision build the same column order.
 
-alter table q.queue
+alter table q_data.queue
   add column key_rate  integer,
   add column key_per   interval,
   add constraint key_rate_is_in_range check (key_rate between 1 and 1000),
@@ -25,22 +25,22 @@ alter table q.queue
   add constraint key_rate_and_key_per_go_together check ((key_rate is null) = (key_per is null)),
   add constraint key_rate_needs_key_concurrency check (key_rate is null or key_concurrency is not null);
 
-comment on column q.queue.key_rate is
+comment on column q_data.queue.key_rate is
   'At most key_rate jobs of one concurrency_key start in any interval of length key_per (a sliding window per key; needs key_concurrency; NULL = unlimited).';
-comment on column q.queue.key_per is
+comment on column q_data.queue.key_per is
   'The window of the per-key rate limit.';
 
 -- NULL for every job a key rate never put off: a nullable column costs an
--- unused job nothing (q.job's null bitmap has room up to 24 columns).
-alter table q.job
+-- unused job nothing (q_data.job's null bitmap has room up to 24 columns).
+alter table q_data.job
   add column rate_wait boolean;
 
-comment on column q.job.rate_wait is
+comment on column q_data.job.rate_wait is
   'True while the job is scheduled (state s) because its concurrency key''s rate window was full when a claim reached it: run_at is when the key may start its next job. It keeps its key slot; q.configure makes such jobs waiting again when the key rate is changed or removed.';
 
 -- One row per unit of a key's rate, made with the key's slot rows (on its
 -- first use) or by q.configure for keys already known.
-create table q.key_rate_slot (
+create table q_data.key_rate_slot (
   queue_id  integer     not null,
   key       text        not null,
   n         smallint    not null,
@@ -49,9 +49,9 @@ create table q.key_rate_slot (
 ) with (fillfactor = 50);
 
 -- A claim reads the key's longest-unused slot first.
-create index key_rate_slot_used_idx on q.key_rate_slot (queue_id, key, used_at);
+create index key_rate_slot_used_idx on q_data.key_rate_slot (queue_id, key, used_at);
 
-comment on table q.key_rate_slot is
+comment on table q_data.key_rate_slot is
   'Rate-limit slots per (queue, concurrency_key) of queues with a key_rate: a claim may start a job of the key only on a slot of the key last used at least key_per ago.';
 
-revoke all on q.key_rate_slot from public;
+revoke all on q_data.key_rate_slot from public;

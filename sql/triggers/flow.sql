@@ -1,4 +1,4 @@
--- Flow control's bookkeeping on q.job (see sql/schema/065_flow.sql): the
+-- Flow control's bookkeeping on q_data.job (see sql/schema/065_flow.sql): the
 -- trigger functions. Triggers, not calls in each function: every path that
 -- ends a hold (complete, fail, release, cancel, reap, and any added later)
 -- frees the slot in its own transaction without knowing about it. The
@@ -18,7 +18,7 @@ declare
   v_k  integer;
   v_n  smallint;
 begin
-  select qq.key_concurrency into v_k from q.queue qq where qq.id = new.queue_id;
+  select qq.key_concurrency into v_k from q_data.queue qq where qq.id = new.queue_id;
   if v_k is null then
     return new;
   end if;
@@ -43,7 +43,7 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  update q.queue_slot s
+  update q_data.queue_slot s
      set job_id = null
    where s.queue_id = old.queue_id
      and s.n = old.queue_slot;
@@ -57,7 +57,7 @@ $$;
 comment on function q.tg_job__flow_stop() is
   'BEFORE UPDATE row trigger: a job that leaves state r frees its queue slot and wakes listening workers.';
 
--- A job that leaves q.job (complete, dead, cancel, crash budget spent) frees
+-- A job that leaves q_data.job (complete, dead, cancel, crash budget spent) frees
 -- its queue slot and passes its key slot on.
 create or replace function q.tg_job__flow_finish()
 returns trigger
@@ -66,7 +66,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
   if old.queue_slot is not null then
-    update q.queue_slot s
+    update q_data.queue_slot s
        set job_id = null
      where s.queue_id = old.queue_id
        and s.n = old.queue_slot;

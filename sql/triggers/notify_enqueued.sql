@@ -18,7 +18,7 @@ begin
     -- planned on every firing, so this runs on every enqueue and stays small.
     -- pg_notify folds repeats within a transaction: one per queue is sent.
     perform pg_notify('pgq', qq.name)
-       from q.queue qq
+       from q_data.queue qq
       where qq.id in (select i.queue_id from inserted i where i.state = 'w');
   end if;
   return null;
@@ -30,12 +30,12 @@ comment on function q.tg_job__notify_enqueued() is
 
 -- (or replace: a later revision re-runs this file to pick up a new body)
 create or replace trigger _900_notify_enqueued
-  after insert on q.job
+  after insert on q_data.job
   referencing new table as inserted
   for each statement
   execute function q.tg_job__notify_enqueued();
 
-comment on trigger _900_notify_enqueued on q.job is
+comment on trigger _900_notify_enqueued on q_data.job is
   'Wakes listening workers: one pg_notify per queue per statement; SET pgq.notify = off disables it, and it is skipped while the notification queue is at least pgq.notify_queue_limit full.';
 
 revoke all on function q.tg_job__notify_enqueued() from public;

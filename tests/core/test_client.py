@@ -29,10 +29,10 @@ def test_from_pgq_client_import_claim_gives_the_client_function() -> None:
 
 
 def job_state(conn: psycopg.Connection[Any], job_id: int) -> str | None:
-    row = conn.execute("select state from q.job where id = %s", (job_id,)).fetchone()
+    row = conn.execute("select state from q_data.job where id = %s", (job_id,)).fetchone()
     if row:
         return str(row[0])
-    row = conn.execute("select state from q.job_history where id = %s", (job_id,)).fetchone()
+    row = conn.execute("select state from q_data.job_history where id = %s", (job_id,)).fetchone()
     return row[0] if row else None
 
 
@@ -134,7 +134,7 @@ def test_sync_claim_with_an_owner_key_from_another_connection(conn: psycopg.Conn
     key = pgq_client.session_key(liveness)
     pgq_client.enqueue(conn, "client", {})
     (job,) = pgq_client.claim(conn, "client", owner=key)
-    assert conn.execute("select owner from q.job where id = %s", (job.id,)).fetchone()[0] == key
+    assert conn.execute("select owner from q_data.job where id = %s", (job.id,)).fetchone()[0] == key
 
 
 def test_sync_client_functions_never_commit(conn: psycopg.Connection[Any], connect: Connect) -> None:
@@ -145,11 +145,11 @@ def test_sync_client_functions_never_commit(conn: psycopg.Connection[Any], conne
     pgq_client.complete_many(producer, jobs[:1])
     pgq_client.pause(producer, "client")
     assert producer.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0, "nothing visible before the caller commits"
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0, "nothing visible before the caller commits"
     producer.rollback()
 
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
-    assert conn.execute("select count(*) from q.queue where paused").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.queue where paused").fetchone()[0] == 0
 
 
 def test_sync_listen_refuses_a_connection_that_is_not_autocommit(connect: Connect) -> None:
@@ -217,8 +217,8 @@ def test_sync_bad_input_raises_a_psycopg_error_with_the_documented_sqlstate_and_
     with pytest.raises(psycopg.Error) as raised:
         call(conn)
     assert raised.value.sqlstate == sqlstate, raised.value
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
-    assert conn.execute("select count(*) from q.queue").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.queue").fetchone()[0] == 0
 
 
 def test_sync_retry_of_a_job_that_is_not_dead_raises_55000(conn: psycopg.Connection[Any]) -> None:
@@ -310,11 +310,11 @@ def test_async_client_functions_never_commit(conn: psycopg.Connection[Any], db_u
             await pgq_aio.enqueue_many(producer, "client", [2, 3])
             assert len(await pgq_aio.claim(producer, "client", 3)) == 3
             assert producer.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-            assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+            assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
             await producer.rollback()
 
     asyncio.run(scenario())
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
 
 
 def test_async_listen_refuses_a_connection_that_is_not_autocommit(db_url: str) -> None:
@@ -377,11 +377,11 @@ def test_complete_and_claim_finishes_the_old_jobs_and_claims_new_ones_in_one_tra
     done, nxt = pgq_client.complete_and_claim(conn, first, "cycle", 2)
     assert sorted(done) == sorted(j.id for j in first)
     assert sorted(j.payload for j in nxt) == [3, 4]
-    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 2
+    assert conn.execute("select count(*) from q_data.job where state = 'r'").fetchone()[0] == 2
     # One transaction: when the claim fails, the completes are rolled back with it.
     with pytest.raises(psycopg.errors.InvalidParameterValue):
         pgq_client.complete_and_claim(conn, nxt, "cycle", 0)
-    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 2
+    assert conn.execute("select count(*) from q_data.job where state = 'r'").fetchone()[0] == 2
     assert pgq_client.complete_and_claim(conn, [], "nothing-here", 5) == ([], [])
 
 

@@ -27,11 +27,11 @@ def test_sixteen_concurrent_enqueues_of_one_dedup_key_make_one_job_and_return_it
     # A queue nobody has used yet: the queue row is created concurrently too.
     ids = run_processes(enqueue_at_once, [(db_url, barrier, "dedup", "order-42")] * PROCESSES, timeout=60)
 
-    rows = conn.execute("select id, state from q.job where dedup_key = 'order-42'").fetchall()
+    rows = conn.execute("select id, state from q_data.job where dedup_key = 'order-42'").fetchall()
     assert len(rows) == 1
     assert set(ids) == {rows[0][0]}
     assert len(ids) == PROCESSES
-    assert conn.execute("select count(*) from q.queue where name = 'dedup'").fetchone()[0] == 1
+    assert conn.execute("select count(*) from q_data.queue where name = 'dedup'").fetchone()[0] == 1
 
 
 def test_a_running_job_keeps_its_dedup_key_and_a_completed_one_frees_it(conn: psycopg.Connection[Any]) -> None:
@@ -43,7 +43,7 @@ def test_a_running_job_keeps_its_dedup_key_and_a_completed_one_frees_it(conn: ps
     assert conn.execute("select q.complete(%s, %s)", claimed).fetchone()[0] is True
     second = conn.execute("select q.enqueue('dedup', '{}', dedup_key => 'k')").fetchone()[0]
     assert second != first
-    assert conn.execute("select id from q.job where dedup_key = 'k'").fetchall() == [(second,)]
+    assert conn.execute("select id from q_data.job where dedup_key = 'k'").fetchall() == [(second,)]
 
 
 def test_after_the_concurrently_deduplicated_job_completes_the_key_enqueues_a_new_job(
@@ -59,4 +59,4 @@ def test_after_the_concurrently_deduplicated_job_completes_the_key_enqueues_a_ne
     barrier = FORK.Barrier(PROCESSES)
     again = run_processes(enqueue_at_once, [(db_url, barrier, "dedup", "k")] * PROCESSES, timeout=60)
     assert len(set(again)) == 1 and again[0] != first
-    assert conn.execute("select id from q.job where dedup_key = 'k'").fetchall() == [(again[0],)]
+    assert conn.execute("select id from q_data.job where dedup_key = 'k'").fetchall() == [(again[0],)]

@@ -31,7 +31,7 @@ def commit_without_reading_the_reply(url: str, key: str) -> None:
 
 def wait_committed(conn: psycopg.Connection[Any], count: int) -> None:
     for _ in range(200):
-        if conn.execute("select count(*) from q.job").fetchone()[0] >= count:
+        if conn.execute("select count(*) from q_data.job").fetchone()[0] >= count:
             return
         conn.execute("select pg_sleep(0.02)")
     raise AssertionError("the hung-up COMMIT never landed")
@@ -42,12 +42,12 @@ def test_a_batch_retried_after_its_commit_reply_was_lost_returns_the_same_ids(
 ) -> None:
     commit_without_reading_the_reply(db_url, "orders-2026-12-01-batch-3")
     wait_committed(conn, len(PAYLOADS))
-    first = [r[0] for r in conn.execute("select id from q.job order by id")]
+    first = [r[0] for r in conn.execute("select id from q_data.job order by id")]
 
     with psycopg.connect(db_url) as producer:  # the producer's retry, knowing nothing
         again = pgq_client.enqueue_many(producer, "retry", PAYLOADS, idempotency_key="orders-2026-12-01-batch-3")
     assert again == first
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == len(PAYLOADS), "no job twice"
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == len(PAYLOADS), "no job twice"
 
 
 def test_dedup_keys_through_the_thin_client_and_sqlalchemy(conn: psycopg.Connection[Any], db_url: str) -> None:
@@ -60,4 +60,4 @@ def test_dedup_keys_through_the_thin_client_and_sqlalchemy(conn: psycopg.Connect
         via_sa_idem_again = pgq_sa.enqueue_many(sa_conn, "retry", [1, 2], idempotency_key="sa-1")
     assert via_sa == first
     assert via_sa_idem == via_sa_idem_again and len(via_sa_idem) == 2
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == len(PAYLOADS) + 2
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == len(PAYLOADS) + 2

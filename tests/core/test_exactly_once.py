@@ -63,5 +63,5 @@ def test_eight_workers_run_20000_jobs_each_exactly_once(
     assert len(executed) == JOBS
     assert sum(r["claimed"] for r in results) == JOBS
     assert sum(r["completed"] for r in results) == JOBS, "complete said true exactly once per job"
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
-    assert conn.execute("select count(*) from q.job_history").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job_history").fetchone()[0] == 0

@@ -93,14 +93,14 @@ def test_global_limit_holds_for_six_claimers_at_read_committed_and_repeatable_re
     conn.execute("select q.enqueue_many('g4', %s)", (Jsonb(list(range(1500))),))
     sampler, results = run_limited(
         conn, db_url, run_processes, "g4",
-        "select count(*) from q.job j join q.queue qq on qq.id = j.queue_id where qq.name = 'g4' and j.state = 'r'",
+        "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'g4' and j.state = 'r'",
     )
     ids = [i for r in results for i in r["ids"]]
     assert [e for r in results for e in r["errors"]] == []  # no 40001, nothing else
     assert len(ids) == len(set(ids)) == 1500
     assert sampler.samples > 50
     assert 1 <= sampler.peak <= 4
-    assert conn.execute("select count(*) from q.queue_slot where job_id is not null").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.queue_slot where job_id is not null").fetchone()[0] == 0
 
 
 def test_key_limit_holds_for_six_claimers(
@@ -111,7 +111,7 @@ def test_key_limit_holds_for_six_claimers(
     conn.execute("select q.enqueue_many('k2', %s, concurrency_keys => %s)", (Jsonb(list(range(1400))), keys))
     sampler, results = run_limited(
         conn, db_url, run_processes, "k2",
-        "select max(c) from (select count(*) c from q.job where state = 'r' and concurrency_key is not null"
+        "select max(c) from (select count(*) c from q_data.job where state = 'r' and concurrency_key is not null"
         " group by concurrency_key) x",
     )
     ids = [i for r in results for i in r["ids"]]
@@ -119,7 +119,7 @@ def test_key_limit_holds_for_six_claimers(
     assert len(ids) == len(set(ids)) == 1400
     assert sampler.samples > 50
     assert 1 <= sampler.peak <= 2
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
 
 
 def test_thin_client_enqueues_with_concurrency_keys(conn: psycopg.Connection[Any]) -> None:
@@ -127,7 +127,7 @@ def test_thin_client_enqueues_with_concurrency_keys(conn: psycopg.Connection[Any
     first = pgq_client.enqueue(conn, "tc", {"n": 1}, concurrency_key="a")
     ids = pgq_client.enqueue_many(conn, "tc", [2, 3], concurrency_key="a")
     more = pgq_client.enqueue_many(conn, "tc", [4, 5], concurrency_keys=["b", None])
-    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q.job").fetchall())
+    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q_data.job").fetchall())
     assert [rows[i] for i in [first, *ids, *more]] == ["a:w", "a:h", "a:h", "b:w", "-:w"]
 
 
@@ -154,7 +154,7 @@ def test_async_client_enqueues_with_a_concurrency_key(db_url: str) -> None:
             await aconn.execute("select q.configure('ac', ordered => true)")
             ids.append(await aio.enqueue(aconn, "ac", {"n": 1}, concurrency_key="k"))
             ids.append(await aio.enqueue(aconn, "ac", {"n": 2}, concurrency_key="k"))
-            cur = await aconn.execute("select id, state::text from q.job order by id")
+            cur = await aconn.execute("select id, state::text from q_data.job order by id")
             return await cur.fetchall()
 
     ids: list[int] = []

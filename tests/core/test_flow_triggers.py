@@ -1,7 +1,7 @@
-"""Flow control's row triggers on q.job come with the first limit (q.flow_arm, revision 0007).
+"""Flow control's row triggers on q_data.job come with the first limit (q.flow_arm, revision 0007).
 
-Making them takes SHARE ROW EXCLUSIVE on q.job, which waits for every open transaction that wrote
-q.job and makes writers wait behind it: the wait is bounded (2 s), after which q.configure raises
+Making them takes SHARE ROW EXCLUSIVE on q_data.job, which waits for every open transaction that wrote
+q_data.job and makes writers wait behind it: the wait is bounded (2 s), after which q.configure raises
 55P03 and changes nothing, and the queue goes on."""
 
 from __future__ import annotations
@@ -13,24 +13,24 @@ import pgq_client
 import psycopg
 import pytest
 
-FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q.job'::regclass and tgname like '\\_1%%flow%%'"
+FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q_data.job'::regclass and tgname like '\\_1%%flow%%'"
 
 
 def test_the_first_limit_waits_at_most_2_s_for_an_open_writer_then_changes_nothing(db_url: str) -> None:
     with psycopg.connect(db_url) as writer, psycopg.connect(db_url, autocommit=True) as admin:
-        pgq_client.enqueue(writer, "plain", {"i": 1})  # left open: its ROW EXCLUSIVE lock on q.job stays
+        pgq_client.enqueue(writer, "plain", {"i": 1})  # left open: its ROW EXCLUSIVE lock on q_data.job stays
         started = time.monotonic()
-        with pytest.raises(psycopg.errors.LockNotAvailable, match="q.job is busy"):
+        with pytest.raises(psycopg.errors.LockNotAvailable, match="q_data.job is busy"):
             admin.execute("select q.configure('limited', concurrency => 2)")
         waited = time.monotonic() - started
         assert 1.5 <= waited < 30, waited  # it waited for the writer, and not forever
         assert admin.execute(FLOW_TRIGGERS).fetchone() == (0,)
-        assert admin.execute("select count(*) from q.queue where name = 'limited'").fetchone() == (0,)
+        assert admin.execute("select count(*) from q_data.queue where name = 'limited'").fetchone() == (0,)
         # The queue went on: the open writer commits, others enqueue and claim.
         writer.commit()
         pgq_client.enqueue(admin, "plain", {"i": 2})
         assert len(pgq_client.claim(admin, "plain", 10)) == 2
-        # And the same call works now that nobody holds q.job.
+        # And the same call works now that nobody holds q_data.job.
         settings = pgq_client.configure(admin, "limited", concurrency=2)
         assert settings.concurrency == 2
         assert admin.execute(FLOW_TRIGGERS).fetchone() == (4,)
@@ -48,8 +48,8 @@ def test_a_limited_queue_behaves_the_same_whether_its_limit_made_the_triggers_or
                 assert pgq_client.claim(conn, queue, 5) == []  # one at a time
                 pgq_client.complete(conn, job.id, job.token)
             row: Any = conn.execute(
-                "select (select count(*) from q.queue_slot s join q.queue qq on qq.id = s.queue_id"
+                "select (select count(*) from q_data.queue_slot s join q_data.queue qq on qq.id = s.queue_id"
                 "         where qq.name = %s and s.job_id is not null),"
-                "       (select count(*) from q.key_slot s join q.queue qq on qq.id = s.queue_id"
+                "       (select count(*) from q_data.key_slot s join q_data.queue qq on qq.id = s.queue_id"
                 "         where qq.name = %s and s.job_id is not null)", (queue, queue)).fetchone()
             assert row == (0, 0), queue

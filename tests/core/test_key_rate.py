@@ -19,8 +19,8 @@ SECOND = timedelta(seconds=1)
 
 
 def stored(conn: psycopg.Connection[Any], queue: str) -> tuple[Any, ...]:
-    """The queue's row as q.queue holds it (not what the client decoded)."""
-    row = conn.execute("select key_concurrency, key_rate, key_per from q.queue where name = %s", (queue,)).fetchone()
+    """The queue's row as q_data.queue holds it (not what the client decoded)."""
+    row = conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = %s", (queue,)).fetchone()
     assert row is not None
     return tuple(row)
 
@@ -72,10 +72,10 @@ def test_bad_key_rates_raise_22023_and_change_nothing(
     conn: psycopg.Connection[Any], settings: dict[str, Any], message: str
 ) -> None:
     pgq_client.configure(conn, "bad", max_attempts=4)
-    before = conn.execute("select to_jsonb(q) - 'id' from q.queue q where name = 'bad'").fetchone()
+    before = conn.execute("select to_jsonb(q) - 'id' from q_data.queue q where name = 'bad'").fetchone()
     with pytest.raises(psycopg.errors.InvalidParameterValue, match=message):
         pgq_client.configure(conn, "bad", max_attempts=9, **settings)
-    assert conn.execute("select to_jsonb(q) - 'id' from q.queue q where name = 'bad'").fetchone() == before
+    assert conn.execute("select to_jsonb(q) - 'id' from q_data.queue q where name = 'bad'").fetchone() == before
 
 
 def test_removing_the_key_concurrency_of_a_queue_with_a_key_rate_is_refused(conn: psycopg.Connection[Any]) -> None:
@@ -95,7 +95,7 @@ def test_limits_report_the_key_rate_and_unlimit_removes_it(conn: psycopg.Connect
     claimed = pgq_client.claim(conn, "lk", 10)
     # Key a starts 2 of its 3 jobs this hour; b its one; the unkeyed job has no key rate.
     assert sorted(j.payload for j in claimed) == [1, 2, 4, 5]
-    put_off = conn.execute("select payload::int, state::text, rate_wait from q.job where state <> 'r'").fetchall()
+    put_off = conn.execute("select payload::int, state::text, rate_wait from q_data.job where state <> 'r'").fetchall()
     assert put_off == [(3, "s", True)]
 
     rows = {r.queue: r for r in pgq_client.limits(conn)}
@@ -107,7 +107,7 @@ def test_limits_report_the_key_rate_and_unlimit_removes_it(conn: psycopg.Connect
     assert only == rows["lk"]
 
     # Why job 3 waits: its key's rate.
-    (job3,) = conn.execute("select id from q.job where payload = '3'").fetchone()
+    (job3,) = conn.execute("select id from q_data.job where payload = '3'").fetchone()
     assert "key_rate" in [r.code for r in pgq_client.explain(conn, job3)]
 
     # unlimit removes the key rate (the key concurrency stays) and the put-off job waits again at once.
@@ -115,7 +115,7 @@ def test_limits_report_the_key_rate_and_unlimit_removes_it(conn: psycopg.Connect
     assert (s.key_concurrency, s.key_rate, s.key_per) == (4, None, None)
     (row,) = pgq_client.limits(conn, "lk")
     assert (row.key_rate, row.key_per) == (None, None)
-    assert conn.execute("select state::text, rate_wait from q.job where id = %s", (job3,)).fetchone() == ("w", None)
+    assert conn.execute("select state::text, rate_wait from q_data.job where id = %s", (job3,)).fetchone() == ("w", None)
     assert [j.payload for j in pgq_client.claim(conn, "lk", 10)] == [3]
     # ... and by its name as a string too.
     pgq_client.configure(conn, "lk", key_rate=3)
@@ -129,7 +129,7 @@ def test_configure_and_limits_without_a_key_rate_run_on_an_older_database(
     url = new_database()
     assert migrations.upgrade(url, revision) == revision
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("select count(*) from pg_attribute where attrelid = 'q.queue'::regclass"
+        assert conn.execute("select count(*) from pg_attribute where attrelid = 'q_data.queue'::regclass"
                             " and attname = 'key_rate'").fetchone() == (0,), "an older database, not head"
         plain = pgq_client.configure(conn, "old", max_attempts=3)
         assert (plain.max_attempts, plain.key_rate, plain.key_per) == (3, None, None)
@@ -173,7 +173,7 @@ def test_a_short_claim_says_when_a_job_put_off_earlier_may_start(conn: psycopg.C
     pgq_client.enqueue_many(conn, "kg", ["a1", "a2", "b1"], concurrency_keys=["a", "a", "b"])
     got, _ = blocked_after_claim(conn, "kg", 2)  # a1 and b1 start; a2 is put off for 30 s
     assert sorted(got) == ["a1", "b1"]
-    assert conn.execute("select state::text, rate_wait from q.job where payload = '\"a2\"'").fetchone() == ("s", True)
+    assert conn.execute("select state::text, rate_wait from q_data.job where payload = '\"a2\"'").fetchone() == ("s", True)
     # The next claim finds nothing to start: it should say when a2 may (as the claim that put it off
     # would have, had it come back short).
     got, (blocked, retry_in) = blocked_after_claim(conn, "kg", 2)

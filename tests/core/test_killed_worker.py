@@ -69,7 +69,7 @@ def kill_and_reap(conn: psycopg.Connection[Any], proc: subprocess.Popen[str], ex
 
 def assert_returned_as_crashed(conn: psycopg.Connection[Any], ids: list[int]) -> None:
     rows = conn.execute(
-        "select id, state, crashes, attempt, token, owner, errors from q.job where id = any(%s) order by id", (ids,)
+        "select id, state, crashes, attempt, token, owner, errors from q_data.job where id = any(%s) order by id", (ids,)
     ).fetchall()
     assert [r[0] for r in rows] == sorted(ids)
     for job_id, state, crashes, attempt, token, owner, errors in rows:
@@ -93,9 +93,9 @@ def test_jobs_of_a_sigkilled_worker_process_are_claimable_again_within_2_seconds
     ids = enqueue_jobs(conn, "killed", 10)
     proc, claimed = hold_claims("killed", 10, mode)
     assert sorted(claimed) == sorted(ids)
-    owners = conn.execute("select count(*), count(distinct owner) from q.job where state = 'r' and owner is not null")
+    owners = conn.execute("select count(*), count(distinct owner) from q_data.job where state = 'r' and owner is not null")
     assert owners.fetchone() == (10, 1), "every claim names the worker's liveness key"
-    lease_left = conn.execute("select min(lease_until) - clock_timestamp() from q.job").fetchone()[0]
+    lease_left = conn.execute("select min(lease_until) - clock_timestamp() from q_data.job").fetchone()[0]
     assert lease_left.total_seconds() > 60, "the default lease is long: recovery must not depend on it"
 
     elapsed = kill_and_reap(conn, proc, 10)
@@ -115,15 +115,15 @@ def test_a_live_workers_jobs_are_not_reaped_before_their_lease_ends(
     ids = enqueue_jobs(conn, "alive", 10)
     proc, claimed = hold_claims("alive", 10, "session")
     assert sorted(claimed) == sorted(ids)
-    before = conn.execute("select id, token, lease_until from q.job order by id").fetchall()
+    before = conn.execute("select id, token, lease_until from q_data.job order by id").fetchall()
 
     for _ in range(5):
         assert conn.execute("select q.reap()").fetchone()[0] == 0
         time.sleep(REAP_EVERY)
 
     assert proc.poll() is None, "the worker is still alive"
-    assert conn.execute("select id, token, lease_until from q.job order by id").fetchall() == before
-    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 10
+    assert conn.execute("select id, token, lease_until from q_data.job order by id").fetchall() == before
+    assert conn.execute("select count(*) from q_data.job where state = 'r'").fetchone()[0] == 10
 
 
 def test_a_live_workers_jobs_held_by_a_liveness_connection_key_are_not_reaped(
@@ -138,4 +138,4 @@ def test_a_live_workers_jobs_held_by_a_liveness_connection_key_are_not_reaped(
         time.sleep(REAP_EVERY)
 
     assert proc.poll() is None
-    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == 10
+    assert conn.execute("select count(*) from q_data.job where state = 'r'").fetchone()[0] == 10

@@ -21,27 +21,27 @@ ROOT = Path(__file__).resolve().parents[2]
 ALEMBIC_INI = ROOT / "alembic.ini"
 ALEMBIC = Path(sys.executable).parent / "alembic"
 
-# Every catalog fact of schema q that an upgrade could get wrong, one text line
-# each; compared as sorted lists, so order does not matter but duplicates do.
-# Alembic's own version table is left out.
+# Every catalog fact of schemas q and q_data (from 0008, pgq's tables) that an
+# upgrade could get wrong, one text line each; compared as sorted lists, so
+# order does not matter but duplicates do. Alembic's own version table is left out.
 FINGERPRINT = r"""
 with rel as (
-  select c.oid, c.relname, c.relkind
+  select c.oid, c.relnamespace::regnamespace::text || '.' || c.relname as relname, c.relkind
     from pg_catalog.pg_class c
-   where c.relnamespace = 'q'::regnamespace
+   where c.relnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
      and c.relname not in ('alembic_version', 'alembic_version_pkc')
 ), acl as (
   select o.oid, coalesce((select string_agg(a::text, ',' order by a::text) from unnest(o.acl) a), 'default') as acl
     from (select p.oid, p.proacl as acl from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
           union all
-          select c.oid, c.relacl from pg_catalog.pg_class c where c.relnamespace = 'q'::regnamespace
+          select c.oid, c.relacl from pg_catalog.pg_class c where c.relnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
           union all
-          select t.oid, t.typacl from pg_catalog.pg_type t where t.typnamespace = 'q'::regnamespace) o
+          select t.oid, t.typacl from pg_catalog.pg_type t where t.typnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))) o
 )
-select 'schema q owner=' || pg_catalog.pg_get_userbyid(n.nspowner)
+select 'schema ' || n.nspname || ' owner=' || pg_catalog.pg_get_userbyid(n.nspowner)
        || ' acl=' || coalesce((select string_agg(a::text, ',' order by a::text) from unnest(n.nspacl) a), 'default')
        || ' comment=' || coalesce(pg_catalog.obj_description(n.oid, 'pg_namespace'), '')
-  from pg_catalog.pg_namespace n where n.nspname = 'q'
+  from pg_catalog.pg_namespace n where n.nspname in ('q', 'q_data')
 union all
 select 'function ' || p.oid::regprocedure::text
        || ' owner=' || pg_catalog.pg_get_userbyid(p.proowner)
@@ -83,26 +83,26 @@ select 'constraint ' || coalesce(rel.relname, con.contypid::regtype::text) || '.
        || ' deferrable=' || con.condeferrable::text || ' deferred=' || con.condeferred::text
        || ' comment=' || coalesce(pg_catalog.obj_description(con.oid, 'pg_constraint'), '')
   from pg_catalog.pg_constraint con left join rel on rel.oid = con.conrelid
- where con.connamespace = 'q'::regnamespace and (rel.oid is not null or con.contypid <> 0)
+ where con.connamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data')) and (rel.oid is not null or con.contypid <> 0)
 union all
 select 'trigger ' || pg_catalog.pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text
        || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_trigger'), '')
   from pg_catalog.pg_trigger t join rel on rel.oid = t.tgrelid
  where not t.tgisinternal
 union all
-select 'type ' || t.typname || ' kind=' || t.typtype::text || ' category=' || t.typcategory::text
+select 'type ' || t.typnamespace::regnamespace::text || '.' || t.typname || ' kind=' || t.typtype::text || ' category=' || t.typcategory::text
        || ' owner=' || pg_catalog.pg_get_userbyid(t.typowner) || ' acl=' || acl.acl
        || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_type'), '')
        || ' enum=' || coalesce((select string_agg(e.enumlabel, ',' order by e.enumsortorder)
                                   from pg_catalog.pg_enum e where e.enumtypid = t.oid), '')
   from pg_catalog.pg_type t join acl on acl.oid = t.oid
- where t.typnamespace = 'q'::regnamespace
+ where t.typnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
    and t.typname not in ('alembic_version', '_alembic_version')
 union all
-select 'sequence ' || s.sequencename || ' type=' || s.data_type::text || ' start=' || s.start_value::text
+select 'sequence ' || s.schemaname || '.' || s.sequencename || ' type=' || s.data_type::text || ' start=' || s.start_value::text
        || ' min=' || s.min_value::text || ' max=' || s.max_value::text || ' increment=' || s.increment_by::text
        || ' cycle=' || s.cycle::text || ' cache=' || s.cache_size::text
-  from pg_catalog.pg_sequences s where s.schemaname = 'q'
+  from pg_catalog.pg_sequences s where s.schemaname in ('q', 'q_data')
 union all
 select 'policy ' || pol.polname || ' on ' || rel.relname
        || ' ' || coalesce(pg_catalog.pg_get_expr(pol.polqual, pol.polrelid), '')
@@ -119,6 +119,8 @@ union all
 select 'function ' || p.oid::regprocedure::text from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
 union all
 select 'type ' || t.typname from pg_catalog.pg_type t where t.typnamespace = 'q'::regnamespace
+union all
+select 'schema ' || n.nspname from pg_catalog.pg_namespace n where n.nspname = 'q_data'
 """
 ONLY_ALEMBIC_VERSION = [
     "relation alembic_version",
@@ -158,6 +160,13 @@ def left_in_schema(url: str) -> list[str]:
 def versions(url: str) -> list[str]:
     with psycopg.connect(url) as conn:
         return [r[0] for r in conn.execute("select version_num from q.alembic_version").fetchall()]
+
+
+def job_table(conn: psycopg.Connection[Any]) -> str:
+    """pgq's job table at the database's revision: q.job until 0007, q_data.job from 0008."""
+    row = conn.execute("select coalesce(to_regclass('q_data.job'), to_regclass('q.job'))::text").fetchone()
+    assert row is not None and row[0] is not None
+    return str(row[0])
 
 
 def assert_same_catalog(install_sql: list[str], alembic_head: list[str]) -> None:
@@ -203,19 +212,19 @@ def test_every_revision_upgrades_to_head_with_its_jobs_in_place(new_database: Ca
             ids = [r[0] for r in conn.execute("select q.enqueue_many('upgrade', %s)", (Jsonb([1, 2, 3, 4, 5]),))]
             conn.execute("select q.enqueue('upgrade', '6', run_at => now() + interval '1 hour')")
             held = conn.execute("select id, token from q.claim('upgrade', 2, owner => 0)").fetchall()
-            before = conn.execute("select id, state, token from q.job order by id").fetchall()
+            before = conn.execute(f"select id, state, token from {job_table(conn)} order by id").fetchall()
 
         alembic(url, "upgrade", "head")
 
         with psycopg.connect(url, autocommit=True) as conn:
             assert versions(url) == [head], revision
-            assert conn.execute("select id, state, token from q.job order by id").fetchall() == before, revision
+            assert conn.execute("select id, state, token from q_data.job order by id").fetchall() == before, revision
             assert [conn.execute("select q.complete(%s, %s)", h).fetchone()[0] for h in held] == [True, True]
             rest = conn.execute("select id, token from q.claim('upgrade', 10)").fetchall()
             assert sorted(r[0] for r in rest) == sorted(set(ids) - {h[0] for h in held}), revision
             done = conn.execute("select * from q.complete_many(%s, %s)", ([r[0] for r in rest], [r[1] for r in rest]))
             assert len(done.fetchall()) == 3
-            assert conn.execute("select count(*) from q.job where state = 's'").fetchone()[0] == 1
+            assert conn.execute("select count(*) from q_data.job where state = 's'").fetchone()[0] == 1
 
 
 def test_upgrade_downgrade_upgrade_twice_leaves_the_install_sql_catalog(

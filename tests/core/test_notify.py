@@ -42,8 +42,8 @@ def test_enqueue_in_a_rolled_back_transaction_leaves_no_job_and_sends_no_notific
     producer.rollback()
 
     assert received(listener) == []
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
-    assert conn.execute("select count(*) from q.job_history where id = %s", (job_id,)).fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job_history where id = %s", (job_id,)).fetchone()[0] == 0
     assert conn.execute("select * from q.claim('a', 10)").fetchall() == []
 
 
@@ -87,8 +87,8 @@ def test_one_insert_statement_for_two_queues_sends_one_notification_per_queue(
     assert sorted(first_arrival(listener)) == [("pgq", "a"), ("pgq", "b")]
 
     conn.execute(
-        """insert into q.job (queue_id, payload, run_at)
-           select qq.id, to_jsonb(g), now() from q.queue qq, generate_series(1, 50) g
+        """insert into q_data.job (queue_id, payload, run_at)
+           select qq.id, to_jsonb(g), now() from q_data.queue qq, generate_series(1, 50) g
             where qq.name in ('a', 'b')"""
     )
     assert sorted(first_arrival(listener)) == [("pgq", "a"), ("pgq", "b")]
@@ -105,7 +105,7 @@ def test_scheduled_jobs_send_no_notification(conn: psycopg.Connection[Any], list
     conn.execute("select q.enqueue('a', '{}', run_at => now() + interval '1 hour')")
     conn.execute("select q.enqueue_many('a', '[1, 2]', run_at => now() + interval '1 hour')")
     assert received(listener) == []
-    assert conn.execute("select count(*) from q.job where state = 's'").fetchone()[0] == 3
+    assert conn.execute("select count(*) from q_data.job where state = 's'").fetchone()[0] == 3
 
 
 def test_setting_pgq_notify_off_sends_nothing(
@@ -116,7 +116,7 @@ def test_setting_pgq_notify_off_sends_nothing(
     producer.execute("select q.enqueue('a', '{}')")
     producer.execute("select q.enqueue_many('a', %s)", (Jsonb(list(range(100))),))
     assert received(listener) == []
-    assert conn.execute("select count(*) from q.job where state = 'w'").fetchone()[0] == 101
+    assert conn.execute("select count(*) from q_data.job where state = 'w'").fetchone()[0] == 101
 
 
 def test_resume_sends_one_notification(conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]) -> None:

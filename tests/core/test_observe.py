@@ -78,48 +78,48 @@ def test_health_sees_a_repeatable_read_snapshot_held_without_any_write(connect: 
 
 
 def test_health_warns_about_dead_rows_autovacuum_left_and_settings_changed(conn: Any, connect: Connect) -> None:
-    conn.execute("alter table q.job set (autovacuum_enabled = off)")
+    conn.execute("alter table q_data.job set (autovacuum_enabled = off)")
     writer = connect()
-    writer.execute("insert into q.queue (name) values ('churn')")
+    writer.execute("insert into q_data.queue (name) values ('churn')")
     writer.execute(
-        "insert into q.job (queue_id, payload, run_at) select (select id from q.queue where name = 'churn'),"
+        "insert into q_data.job (queue_id, payload, run_at) select (select id from q_data.queue where name = 'churn'),"
         " '{}', now() from generate_series(1, 40000)"
     )
-    writer.execute("delete from q.job")
+    writer.execute("delete from q_data.job")
     writer.close()  # a backend flushes its table statistics when it exits
 
     def dead() -> list[HealthCheck]:
-        return [r for r in _rows(conn, "vacuum") if r.object == "q.job" and r.severity != "ok"]
+        return [r for r in _rows(conn, "vacuum") if r.object == "q_data.job" and r.severity != "ok"]
 
     (row,) = _until(dead)
     assert row.severity == "critical"  # 40,000 dead rows against a threshold of 1,000: 40x
     assert row.detail["dead_rows"] >= 40000
-    assert "VACUUM q.job" in row.advice
-    (settings,) = [r for r in _rows(conn, "table_settings") if r.object == "q.job"]
+    assert "VACUUM q_data.job" in row.advice
+    (settings,) = [r for r in _rows(conn, "table_settings") if r.object == "q_data.job"]
     assert settings.severity == "warning" and "autovacuum_enabled=off" in settings.message
 
-    conn.execute("vacuum q.job")
-    assert _until(lambda: [r.severity for r in _rows(conn, "vacuum") if r.object == "q.job"] == ["ok"])
+    conn.execute("vacuum q_data.job")
+    assert _until(lambda: [r.severity for r in _rows(conn, "vacuum") if r.object == "q_data.job"] == ["ok"])
 
 
 def test_health_warns_about_a_table_left_large_after_a_backlog_drained(conn: Any, connect: Connect) -> None:
-    conn.execute("alter table q.job set (autovacuum_enabled = off)")
-    conn.execute("insert into q.queue (name) values ('backlog')")
+    conn.execute("alter table q_data.job set (autovacuum_enabled = off)")
+    conn.execute("insert into q_data.queue (name) values ('backlog')")
     conn.execute(
-        "insert into q.job (queue_id, payload, run_at) select (select id from q.queue where name = 'backlog'),"
+        "insert into q_data.job (queue_id, payload, run_at) select (select id from q_data.queue where name = 'backlog'),"
         " jsonb_build_object('pad', repeat('x', 200)), now() from generate_series(1, 60000)"
     )
     # The backlog drains, but for the last job: vacuum cannot cut the file short of it.
-    conn.execute("delete from q.job where id < (select max(id) from q.job)")
-    conn.execute("vacuum analyze q.job")
+    conn.execute("delete from q_data.job where id < (select max(id) from q_data.job)")
+    conn.execute("vacuum analyze q_data.job")
 
     def bloated() -> list[HealthCheck]:
-        return [r for r in _rows(conn, "bloat") if r.object == "q.job" and r.severity == "warning"]
+        return [r for r in _rows(conn, "bloat") if r.object == "q_data.job" and r.severity == "warning"]
 
     (row,) = _until(bloated)
     assert row.detail["bytes"] > 8 * 1024 * 1024 and row.detail["live_rows"] <= 1
     assert "pg_repack" in row.advice
-    (index,) = [r for r in _rows(conn, "bloat") if r.object == "q.job_claim_idx"]
+    (index,) = [r for r in _rows(conn, "bloat") if r.object == "q_data.job_claim_idx"]
     # 60,000 entries' worth of pages (under 8 MB: not worth a warning) for one entry left.
     assert index.detail["entries"] <= 1 and index.detail["bytes"] > 1024 * 1024
 
@@ -160,6 +160,6 @@ def test_throughput_counts_what_a_real_worker_round_trip_finished(conn: Any, db_
     (total,) = [t for t in pgq_client.throughput_totals(conn) if t.queue == "tp"]
     assert (total.completed, total.failed, total.dead) == (45, 5, 0)
     # The books agree with the database: the failed ones are scheduled to retry.
-    assert conn.execute("select count(*) from q.job where state = 's'").fetchone() == (5,)
+    assert conn.execute("select count(*) from q_data.job where state = 's'").fetchone() == (5,)
     buckets = pgq_client.throughput(conn)
     assert sum(b.completed for b in buckets if b.queue == "tp") == 45

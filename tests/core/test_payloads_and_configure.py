@@ -34,7 +34,7 @@ class Money:
 
 
 def stored(conn: psycopg.Connection[Any], job_id: int) -> Any:
-    row = conn.execute("select payload from q.job where id = %s", (job_id,)).fetchone()
+    row = conn.execute("select payload from q_data.job where id = %s", (job_id,)).fetchone()
     assert row is not None
     return row[0]
 
@@ -84,7 +84,7 @@ def test_an_unknown_type_raises_naming_it_and_nothing_is_written(conn: psycopg.C
         enqueue(conn, "money", {"total": Money(Decimal(1), "EUR")})
     with pytest.raises(TypeError, match="Money"):
         enqueue_many(conn, "money", [{"ok": 1}, Money(Decimal(1), "EUR")])
-    assert conn.execute("select count(*) from q.job").fetchone() == (0,)
+    assert conn.execute("select count(*) from q_data.job").fetchone() == (0,)
 
 
 def test_configure_changes_only_what_it_is_given_and_returns_every_setting(conn: psycopg.Connection[Any]) -> None:

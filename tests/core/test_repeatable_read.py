@@ -38,7 +38,7 @@ def claim_until_drained(url: str, worker: int, explicit_transaction: bool) -> di
                 if explicit_transaction:
                     with conn.transaction():
                         conn.execute("set transaction isolation level repeatable read")
-                        conn.execute("select count(*) from q.job")  # fixes the snapshot
+                        conn.execute("select count(*) from q_data.job")  # fixes the snapshot
                         time.sleep(0.001)  # others claim meanwhile
                         isolation.add(conn.execute("show transaction_isolation").fetchone()[0])
                         rows = conn.execute(CLAIM, (QUEUE, rng.randint(1, 10))).fetchall()
@@ -79,7 +79,7 @@ def test_four_repeatable_read_workers_claim_a_backlog_without_errors_each_job_on
     assert all(r["isolation"] == {"repeatable read"} for r in results), "sessions really defaulted to RR"
     assert_each_claimed_once(enqueued, results)
     assert all(r["ids"] for r in results), "every worker got jobs"
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
 
 
 def test_a_claim_inside_an_explicit_repeatable_read_transaction_with_a_stale_snapshot_gets_only_free_jobs(
@@ -92,7 +92,7 @@ def test_a_claim_inside_an_explicit_repeatable_read_transaction_with_a_stale_sna
     assert results[0]["isolation"] == {"repeatable read"}
     assert results[0]["ids"], "the explicit-transaction worker got jobs"
     assert_each_claimed_once(enqueued, results)
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
 
 
 def test_a_repeatable_read_enqueue_racing_a_reused_dedup_key_gets_40001_as_documented(
@@ -111,5 +111,5 @@ def test_a_repeatable_read_enqueue_racing_a_reused_dedup_key_gets_40001_as_docum
         producer.rollback()
         again = producer.execute("select q.enqueue('rr', '{}', dedup_key => 'k')").fetchone()[0]
         producer.commit()
-    assert conn.execute("select count(*) from q.job where dedup_key = 'k'").fetchone()[0] == 1
-    assert again == conn.execute("select id from q.job where dedup_key = 'k'").fetchone()[0]
+    assert conn.execute("select count(*) from q_data.job where dedup_key = 'k'").fetchone()[0] == 1
+    assert again == conn.execute("select id from q_data.job where dedup_key = 'k'").fetchone()[0]

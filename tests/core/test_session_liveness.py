@@ -39,7 +39,7 @@ def test_a_claimers_own_reset_does_not_make_its_live_job_look_crashed(
     assert conn.execute("select q.reap()").fetchone()[0] == 0, "another session's reap took the live job"
     assert worker.execute("select q.reap()").fetchone()[0] == 0, "the claiming session reaped its own job"
     assert worker.execute("select q.session_key()").fetchone()[0] == key, "the session keeps its key"
-    assert conn.execute("select state, owner from q.job where id = %s", (job_id,)).fetchone() == ("r", key)
+    assert conn.execute("select state, owner from q_data.job where id = %s", (job_id,)).fetchone() == ("r", key)
 
 
 def test_the_key_of_a_closed_session_is_gone_and_its_job_comes_back_at_once(
@@ -53,8 +53,8 @@ def test_the_key_of_a_closed_session_is_gone_and_its_job_comes_back_at_once(
     wait_gone(conn, pid)
 
     assert conn.execute("select q.reap()").fetchone()[0] == 1
-    assert conn.execute("select state, crashes from q.job where id = %s", (job_id,)).fetchone() == ("w", 1)
-    assert conn.execute("select count(*) from q.session where key = %s", (key,)).fetchone()[0] == 0
+    assert conn.execute("select state, crashes from q_data.job where id = %s", (job_id,)).fetchone() == ("w", 1)
+    assert conn.execute("select count(*) from q_data.session where key = %s", (key,)).fetchone()[0] == 0
 
 
 def test_a_default_claim_from_a_pooled_connection_that_is_closed_is_left_to_its_lease(
@@ -70,7 +70,7 @@ def test_a_default_claim_from_a_pooled_connection_that_is_closed_is_left_to_its_
     wait_gone(conn, pid)
 
     assert conn.execute("select q.reap()").fetchone()[0] == 0, "the running job was taken for crashed"
-    assert conn.execute("select state, owner from q.job where id = %s", (job_id,)).fetchone() == ("r", None)
+    assert conn.execute("select state, owner from q_data.job where id = %s", (job_id,)).fetchone() == ("r", None)
     assert conn.execute("select q.complete(%s, %s)", (job_id, token)).fetchone()[0] is True
 
 
@@ -78,4 +78,4 @@ def test_a_claim_with_an_unregistered_owner_key_is_refused(conn: psycopg.Connect
     conn.execute("select q.enqueue('typo', '{}')")
     with pytest.raises(psycopg.errors.InvalidParameterValue, match="not a key from q.session_key"):
         conn.execute("select * from q.claim('typo', 1, owner => 987654)")
-    assert conn.execute("select state from q.job").fetchone()[0] == "w"
+    assert conn.execute("select state from q_data.job").fetchone()[0] == "w"

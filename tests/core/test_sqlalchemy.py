@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 
 def jobs(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
-    return conn.execute("select queue_id is not null, payload from q.job order by id").fetchall()
+    return conn.execute("select queue_id is not null, payload from q_data.job order by id").fetchall()
 
 
 @pytest.fixture
@@ -98,9 +98,9 @@ def test_concurrency_keys_and_dedup_keys_through_sqlalchemy(engine: Engine, asyn
         return made
 
     later = asyncio.run(go())
-    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q.job").fetchall())
+    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q_data.job").fetchall())
     assert [rows[i] for i in [first, *same, *mixed, *later]] == [
         "acme:w", "acme:h", "acme:h", "globex:w", "-:w", "globex:h", "initech:w"]
-    assert conn.execute("select dedup_key from q.job where id = %s", (mixed[0],)).fetchone() == ("d4",)
+    assert conn.execute("select dedup_key from q_data.job where id = %s", (mixed[0],)).fetchone() == ("d4",)
     with pytest.raises(TypeError, match="concurency_key"), Session(engine) as session:
         enqueue(session, "tenants", {}, concurency_key="typo")  # type: ignore[call-overload]

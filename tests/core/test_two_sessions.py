@@ -27,8 +27,8 @@ def claim_ids(conn: psycopg.Connection[Any], queue: str, n: int) -> list[int]:
 
 def job_row(conn: psycopg.Connection[Any], job_id: int) -> Row:
     with conn.cursor(row_factory=dict_row) as cur:
-        rows = cur.execute("select * from q.job where id = %s", (job_id,)).fetchall()
-    assert len(rows) == 1, f"job {job_id}: expected one row in q.job, got {rows}"
+        rows = cur.execute("select * from q_data.job where id = %s", (job_id,)).fetchall()
+    assert len(rows) == 1, f"job {job_id}: expected one row in q_data.job, got {rows}"
     return rows[0]
 
 
@@ -50,7 +50,7 @@ def test_claim_skips_jobs_locked_by_another_sessions_open_claim_transaction(
     assert claim_ids(session_b, "two", 10) == []
 
     session_a.commit()
-    running = conn.execute("select count(*), count(distinct token) from q.job where state = 'r'").fetchone()
+    running = conn.execute("select count(*), count(distinct token) from q_data.job where state = 'r'").fetchone()
     assert running == (10, 10)
 
 
@@ -134,7 +134,7 @@ def test_a_reaped_claims_old_token_changes_nothing_and_the_new_claimer_completes
     assert job_row(conn, job_id) == before
 
     assert session_b.execute("select q.complete(%s, %s)", new).fetchone()[0] is True
-    assert conn.execute("select count(*) from q.job where id = %s", (job_id,)).fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job where id = %s", (job_id,)).fetchone()[0] == 0
 
 
 def test_an_old_token_is_refused_while_the_reaped_job_waits_for_its_next_claim(

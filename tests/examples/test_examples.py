@@ -79,7 +79,7 @@ def test_the_web_app_enqueues_inside_each_requests_transaction(conn: psycopg.Con
 
     orders = conn.execute("select id, email, total::text from example_order").fetchall()
     assert orders == [(created["order"], "ada@example.com", "99.50")], "bob's order was rolled back"
-    (job,) = conn.execute("select id, payload from q.job").fetchall()
+    (job,) = conn.execute("select id, payload from q_data.job").fetchall()
     assert job[0] == created["job"]
     assert {k: job[1][k] for k in ("order", "to", "total")} == {"order": created["order"], "to": "ada@example.com",
                                                                  "total": "99.50"}
@@ -90,7 +90,7 @@ def test_the_web_app_enqueues_inside_each_requests_transaction(conn: psycopg.Con
                               stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while conn.execute("select count(*) from q.job").fetchone() != (0,) and time.monotonic() < deadline:
+        while conn.execute("select count(*) from q_data.job").fetchone() != (0,) and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:
         worker.send_signal(signal.SIGTERM)

@@ -78,7 +78,7 @@ def jobs_in_every_state(url: str) -> Jobs:
         conn.execute("select q.configure('emails', keep_completed => true, max_attempts => 1)")
         made.waiting = enqueue_many(conn, "emails", [{"to": f"user{n}@example.com"} for n in range(5)])
         made.scheduled = enqueue(conn, "emails", {"to": "later@example.com"}, run_at=None)
-        conn.execute("update q.job set state = 's', run_at = now() + interval '1 hour' where id = %s",
+        conn.execute("update q_data.job set state = 's', run_at = now() + interval '1 hour' where id = %s",
                      (made.scheduled,))
         dead = enqueue_many(conn, "emails", [{"to": f"full{n}@example.com"} for n in range(3)])
         slow = enqueue(conn, "emails", {"to": "slow@example.com"})

@@ -59,7 +59,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-queue="emails"]')))
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[:6] == ["emails", "active", "5", "1", "1", "4"], cells
-        if observability:  # throughput: the 2 completed jobs of this minute, as a sparkline (q.throughput)
+        if observability:  # throughput: the 2 completed jobs of this minute, as a sparkline (q_data.throughput)
             assert row.find_elements(By.CSS_SELECTOR, "svg.spark") and cells[7].endswith("2"), cells
         browser.save_screenshot(str(out / "dashboard-queues.png"))
 

@@ -30,7 +30,7 @@ def jobs_in_every_state(url: str) -> None:
         (job,) = claim(conn, "emails", 1)
         conn.execute("select q.fail(%s, %s, 'boom')", (job.id, job.token))  # dead at once
         claim(conn, "emails", 2)  # running
-        conn.execute("update q.job set run_at = run_at - interval '90 seconds' where state = 'w'")
+        conn.execute("update q_data.job set run_at = run_at - interval '90 seconds' where state = 'w'")
         conn.execute("select q.pause('sms')")
 
 
@@ -105,8 +105,8 @@ def test_scrapes_are_bounded_shared_reads_and_a_blocked_database_gives_pgq_up_0(
     exporter = Exporter(db_url, port=0, min_interval=0, query_timeout=0.5)
     address = exporter.start()
     try:
-        with psycopg.connect(db_url) as locker:  # holds q.queue locked, as a long migration would
-            locker.execute("lock table q.queue in access exclusive mode")
+        with psycopg.connect(db_url) as locker:  # holds q_data.queue locked, as a long migration would
+            locker.execute("lock table q_data.queue in access exclusive mode")
             started = time.monotonic()
             samples = scrape(address)
             took = time.monotonic() - started

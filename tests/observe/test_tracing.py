@@ -33,7 +33,7 @@ def spans() -> Iterator[InMemorySpanExporter]:
 
 
 def finished(url: str, n: int) -> bool:
-    return int(one(url, "select count(*) from q.job_history")) >= n
+    return int(one(url, "select count(*) from q_data.job_history")) >= n
 
 
 def run_until(worker: Any, url: str, n: int) -> None:
@@ -143,7 +143,7 @@ def test_without_opentelemetry_installed_jobs_run_and_inject_is_a_copy(db_url: s
     done = subprocess.run([sys.executable, "-c", script, db_url], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "handled [{'to': 'ada'}]" in done.stdout
-    assert one(db_url, "select count(*) from q.job_history where state = 'completed'") == 1
+    assert one(db_url, "select count(*) from q_data.job_history where state = 'completed'") == 1
 
 
 def test_a_thread_of_the_worker_sees_no_span_of_another_job() -> None:

@@ -24,7 +24,7 @@ def setup_queue(url: str, **settings: Any) -> None:
 
 
 def history_count(url: str, state: str) -> int:
-    return int(one(url, "select count(*) from q.job_history where state = %s", (state,)))
+    return int(one(url, "select count(*) from q_data.job_history where state = %s", (state,)))
 
 
 def test_scraped_during_a_drain_the_worker_figures_match_the_database(db_url: str) -> None:
@@ -47,7 +47,7 @@ def test_scraped_during_a_drain_the_worker_figures_match_the_database(db_url: st
         running = wait_for(lambda: value(scrape(address), "pgq_worker_jobs_running", queue="w") == 4 and
                            scrape(address), 15, "four handlers running")
         # Handlers are held at the gate: the worker's books and the database agree exactly.
-        assert one(db_url, "select count(*) from q.job where state = 'r'") == 4
+        assert one(db_url, "select count(*) from q_data.job where state = 'r'") == 4
         assert value(running, "pgq_worker_jobs_held", queue="w") == 4
         assert value(running, "pgq_worker_jobs_claimed_total", queue="w") == 4
         assert value(running, "pgq_worker_jobs_completed_total", queue="w") == 0
@@ -98,7 +98,7 @@ def test_a_result_the_database_refuses_counts_as_a_lost_claim(db_url: str) -> No
     def handler(payload: dict[str, Any]) -> None:
         # Someone else took the claim over while the handler ran: the complete is refused.
         with psycopg.connect(db_url, autocommit=True) as conn:
-            conn.execute("update q.job set token = gen_random_uuid() where id = %s", (job_id,))
+            conn.execute("update q_data.job set token = gen_random_uuid() where id = %s", (job_id,))
 
     worker = Worker(handler, "w", database_url=db_url, concurrency=1, metrics_port=0)
     worker.start()

@@ -74,7 +74,7 @@ def test_pip_install_then_migrate_enqueue_and_drain_with_pgq_worker_on_a_clean_m
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and worker.poll() is None:
-            left = scalar(empty_database, "select count(*) from q.job")
+            left = scalar(empty_database, "select count(*) from q_data.job")
             if left == 0 and ledger.exists() and len(ledger.read_text().splitlines()) == 5:
                 break
             time.sleep(0.2)
@@ -83,7 +83,7 @@ def test_pip_install_then_migrate_enqueue_and_drain_with_pgq_worker_on_a_clean_m
         out, err = worker.communicate(timeout=60)
     assert worker.returncode == 0, err[-3000:]
     assert sorted(ledger.read_text().splitlines()) == [f"{n} 1" for n in range(5)], err[-3000:]
-    assert scalar(empty_database, "select count(*) from q.job") == 0
+    assert scalar(empty_database, "select count(*) from q_data.job") == 0
     assert "worker_started" in err and "Traceback" not in err
 
 
@@ -184,7 +184,7 @@ def test_a_host_applications_alembic_runs_pgq_beside_its_own_branch_up_and_down(
     alembic("downgrade", "pgq@base")
     gone = "select count(*) from pg_proc where pronamespace = 'q'::regnamespace"
     assert scalar(empty_database, gone) == 0, "pgq's functions are gone (0001's uninstall keeps schema q itself)"
-    assert scalar(empty_database, "select to_regclass('q.job')") is None
+    assert scalar(empty_database, "select to_regclass('q_data.job')") is None
     assert scalar(empty_database, "select count(*) from orders") == 1, "the host's table and rows stay"
     assert scalar(empty_database, versions) == ["a1b2c3d4e5f6"]
     alembic("upgrade", "heads")

@@ -4,9 +4,9 @@
   own transaction on its own connection: a ``start`` row when the body begins
   and a ``done`` row when its work is finished. A ``done`` row is the job's
   effect; two of them for one job are a duplicate execution.
-* ``rel.terminal``: a row trigger on ``q.job`` deletes. A job leaves the hot
+* ``rel.terminal``: a row trigger on ``q_data.job`` deletes. A job leaves the hot
   table exactly when it reaches a terminal state (completed, dead or
-  cancelled), so two rows for one id are a duplicate terminal write (q.job
+  cancelled), so two rows for one id are a duplicate terminal write (q_data.job
   has no primary key, so nothing else would stop a second one).
 
 ``audit`` compares both with the ids the producer saw committed.
@@ -45,8 +45,8 @@ begin
   return null;
 end
 $$;
-drop trigger if exists zz_rel_terminal on q.job;
-create trigger zz_rel_terminal after delete on q.job
+drop trigger if exists zz_rel_terminal on q_data.job;
+create trigger zz_rel_terminal after delete on q_data.job
   for each row execute function rel.tg_job__finished();
 grant usage on schema rel to public;
 grant insert, select on rel.execution to public;
@@ -54,7 +54,7 @@ grant insert, select on rel.execution to public;
 
 
 def install(conn: psycopg.Connection[Any]) -> None:
-    """Create the books in this database (superuser: the trigger goes on q.job)."""
+    """Create the books in this database (superuser: the trigger goes on q_data.job)."""
     conn.execute(INSTALL)
 
 
@@ -64,7 +64,7 @@ class Audit:
 
     enqueued: int
     executed: int  # jobs with at least one finished execution (a done row)
-    completed: int  # jobs that left q.job and are not in the history as dead/cancelled
+    completed: int  # jobs that left q_data.job and are not in the history as dead/cancelled
     dead: int
     cancelled: int
     unfinished: int  # still waiting, scheduled or running
@@ -105,9 +105,9 @@ def audit(conn: psycopg.Connection[Any], enqueued: Iterable[int]) -> Audit:
         ), term as (
           select job_id, count(*) as writes from rel.terminal group by job_id
         ), hist as (
-          select id, state from q.job_history
+          select id, state from q_data.job_history
         ), live as (
-          select id from q.job
+          select id from q_data.job
         )
         select
           (select count(*) from audit_ids),

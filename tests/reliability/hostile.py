@@ -29,7 +29,7 @@ CANARY_SQL = "insert into public.canary values ('{}')"
 FRAGMENTS = [
     "'", "''", '"', "%", "%s", "%(x)s", "{}", "$$", "$q$", ";", "--", "/*", "*/", "\\", "\\'", "\\x00",
     "\x00", "\n", "\r", "\t", "\x1b[31m", "\x7f", "\u202e", "\u202d", "\u200f", "\u2066", "\u2069", "\ufeff",
-    "\u200b", "\U0001f600", "é", "ß", "ア", "q.job", "pg_temp.", "public.", "::jsonb", ");", "E'",
+    "\u200b", "\U0001f600", "é", "ß", "ア", "q_data.job", "pg_temp.", "public.", "::jsonb", ");", "E'",
     "'; " + CANARY_SQL.format("quote") + "; --",
     "$$; " + CANARY_SQL.format("dollar") + "; $$",
     "'); " + CANARY_SQL.format("paren") + "; --",

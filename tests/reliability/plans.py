@@ -52,7 +52,7 @@ def nested_plans(conn: psycopg.Connection[Any], query: str, params: Any = None) 
 
 
 def writes_job(plan: dict[str, Any]) -> bool:
-    """Whether the statement inserts, updates or deletes rows of q.job (also from a CTE)."""
+    """Whether the statement inserts, updates or deletes rows of q_data.job (also from a CTE)."""
     return any(n.get("Node Type") == "ModifyTable" and n.get("Relation Name") == "job" for n in nodes(plan))
 
 

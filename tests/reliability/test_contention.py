@@ -32,7 +32,7 @@ def enqueue(conn: psycopg.Connection[Any], count: int) -> list[int]:
 
 def wait_drained(conn: psycopg.Connection[Any], fleet: Fleet, limit: float) -> float:
     started = time.monotonic()
-    while conn.execute("select exists (select from q.job)").fetchone()[0]:
+    while conn.execute("select exists (select from q_data.job)").fetchone()[0]:
         assert time.monotonic() - started < limit, "the workers did not drain the queue in time"
         assert all(w.alive() for w in fleet.processes), "a worker process died"
         time.sleep(0.1)

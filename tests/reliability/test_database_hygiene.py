@@ -35,7 +35,7 @@ def enqueue(conn: psycopg.Connection[Any], queue: str, payloads: list[Any]) -> l
 
 def drain(conn: psycopg.Connection[Any], fleet: Fleet, limit: float) -> None:
     deadline = time.monotonic() + limit
-    while conn.execute("select exists (select from q.job)").fetchone()[0]:
+    while conn.execute("select exists (select from q_data.job)").fetchone()[0]:
         assert time.monotonic() < deadline, "the workers did not drain the queue"
         assert all(w.alive() for w in fleet.processes), "a worker process died"
         time.sleep(0.1)
@@ -110,13 +110,13 @@ def test_the_claim_really_run_reads_the_partial_index_without_sort_or_seq_scan_a
     enqueue(conn, "other", [{"n": i} for i in range(5_000)])
     # 200,000 finished jobs in the history, set-based (the soak suite does 1.8 million).
     conn.execute(
-        "insert into q.job_history (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
-        " select 10000000 + i, (select id from q.queue where name = 'backlog'), 'completed', '{}', 0, 1,"
+        "insert into q_data.job_history (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
+        " select 10000000 + i, (select id from q_data.queue where name = 'backlog'), 'completed', '{}', 0, 1,"
         "        now() - interval '1 day', now() - interval '1 hour' from generate_series(1, 200000) i"
     )
     if analyzed:
-        conn.execute("analyze q.job")
-        conn.execute("analyze q.job_history")
+        conn.execute("analyze q_data.job")
+        conn.execute("analyze q_data.job_history")
     seen = {}
     for n in (1, 10):
         plan, got = claim_plan(conn, "backlog", n)
@@ -146,7 +146,7 @@ def test_batch_completes_and_releases_probe_the_running_index_per_id_when_analyz
     # against a full scan of job_running_idx (cost growing with every claim).
     conn.execute("set pgq.notify = off")
     enqueue(conn, "batch", [{"n": i} for i in range(20_000)])
-    conn.execute("analyze q.job")
+    conn.execute("analyze q_data.job")
     # Other workers' claims in flight, and finished ones not yet vacuumed.
     for _ in range(20):
         done = conn.execute("select id, token from q.claim('batch', 50)").fetchall()
@@ -196,8 +196,8 @@ def test_timeouts_set_on_the_worker_role_are_honoured_and_the_worker_retries_wit
     with ActivityWatch(db_url, "pgq-%") as watch:
         ids = enqueue(conn, "timeouts", [{"n": i, "ms": 20} for i in range(300)])
         time.sleep(0.3)  # work under way
-        with psycopg.connect(db_url) as blocker:  # an admin holds q.job for 2.5 s
-            blocker.execute("lock table q.job in access exclusive mode")
+        with psycopg.connect(db_url) as blocker:  # an admin holds q_data.job for 2.5 s
+            blocker.execute("lock table q_data.job in access exclusive mode")
             time.sleep(2.5)
             blocker.rollback()
         drain(conn, fleet, 60)

@@ -8,7 +8,7 @@ never above key_rate starts of one key in any key_per window, nor far below it
 while the key has a backlog.
 
 Per-key rate starts are judged on the server's clock (clock_timestamp()), in
-two ways. The exact one: a trigger this test puts on q.key_rate_slot (in the
+two ways. The exact one: a trigger this test puts on q_data.key_rate_slot (in the
 test's own database) records every stamp a claim commits, i.e. every start of
 a key, killed ones included; the windows are checked on those stamps. The
 ledger ties them to what ran: each start a handler saw, with claimed_at (the
@@ -62,12 +62,12 @@ select coalesce(max(c) filter (where queue = 'fc_global'), 0),
        coalesce(max(c) filter (where queue = 'fc_ordered'), 0),
        coalesce(max(c) filter (where queue = 'fc_key_rate'), 0)
   from (select qq.name as queue, j.concurrency_key, count(*) as c
-          from q.job j join q.queue qq on qq.id = j.queue_id
+          from q_data.job j join q_data.queue qq on qq.id = j.queue_id
          where j.state = 'r'
          group by 1, 2) x
 """
 GLOBAL_RUNNING = (
-    "select count(*) from q.job j join q.queue qq on qq.id = j.queue_id where qq.name = 'fc_global' and j.state = 'r'"
+    "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'fc_global' and j.state = 'r'"
 )
 # A worker's sessions are named pgq-<role>:<worker name> (the ledger's are not).
 TERMINATE_ONE = (
@@ -168,7 +168,7 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
               for i in range(int(KR_KEYS * KR_RATE / KR_PER * SECONDS))]
         conn.execute("select q.enqueue_many('fc_key_rate', %s, concurrency_keys => %s)",
                      (Jsonb(kr), [p["key"] for p in kr]))
-        total = conn.execute("select count(*) from q.job").fetchone()[0]
+        total = conn.execute("select count(*) from q_data.job").fetchone()[0]
 
         sampler = Sampler(db_url)
         sampler.start()
@@ -189,7 +189,7 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
                     terminations += max(1, conn.execute(TERMINATE_ONE).fetchone()[0])
             # Drain: no more chaos; the reaper returns what the victims held.
             drain_until = time.monotonic() + 120
-            while conn.execute("select count(*) from q.job").fetchone()[0] and time.monotonic() < drain_until:
+            while conn.execute("select count(*) from q_data.job").fetchone()[0] and time.monotonic() < drain_until:
                 time.sleep(0.2)
         finally:
             for w in workers:
@@ -202,10 +202,10 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
             sampler.stop.set()
             sampler.join(timeout=10)
 
-        left = conn.execute("select count(*) from q.job").fetchone()[0]
+        left = conn.execute("select count(*) from q_data.job").fetchone()[0]
         print(f"flow chaos: {SECONDS:.0f}s, {total} jobs, {kills} SIGKILLs, {terminations} terminated sessions,"
               f" {sampler.samples} samples, peaks {sampler.peak}, {left} left")
-        dead = conn.execute("select count(*) from q.job_history where state <> 'completed'").fetchone()[0]
+        dead = conn.execute("select count(*) from q_data.job_history where state <> 'completed'").fetchone()[0]
         assert kills >= 3 and terminations >= 1, (kills, terminations)
         assert left == 0 and dead == 0, f"{left} jobs left, {dead} dead of {total}"
         assert sampler.samples > SECONDS * 20
@@ -248,7 +248,7 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
 
 def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) -> None:
     """fc_key_rate: every key at most KR_RATE starts in any KR_PER window, its backlog run near that rate."""
-    queue_id = conn.execute("select id from q.queue where name = 'fc_key_rate'").fetchone()[0]
+    queue_id = conn.execute("select id from q_data.queue where name = 'fc_key_rate'").fetchone()[0]
     enqueued = int(KR_KEYS * KR_RATE / KR_PER * SECONDS)
     # None lost (none left, none dead: asserted above for every queue), each completed in a handler.
     assert sum(1 for r in final if r[1] == "fc_key_rate") == enqueued

@@ -57,8 +57,8 @@ def raw(text: str) -> Jsonb:
 
 def counts(conn: psycopg.Connection[Any]) -> tuple[int, int, int, int]:
     return conn.execute(
-        "select (select count(*) from q.job), (select count(*) from q.queue),"
-        " (select count(*) from q.job_history), (select count(*) from public.canary)"
+        "select (select count(*) from q_data.job), (select count(*) from q_data.queue),"
+        " (select count(*) from q_data.job_history), (select count(*) from public.canary)"
     ).fetchone()
 
 
@@ -73,7 +73,7 @@ def test_2000_hostile_inputs_are_stored_exactly_or_rejected_with_the_documented_
     @given(QUEUE_NAMES, PAYLOADS, DEDUP_KEYS, PRIORITIES, MAX_ATTEMPTS, st.booleans())
     def one(queue: str | None, payload: Any, dedup_key: str | None, priority: int, max_attempts: int | None,
             ascii_only: bool) -> None:
-        conn.execute("delete from q.job")  # what a failed example (while shrinking) left behind
+        conn.execute("delete from q_data.job")  # what a failed example (while shrinking) left behind
         text = payload_text(payload, ascii_only)
         size = None
         if isinstance(payload, Huge):
@@ -93,7 +93,7 @@ def test_2000_hostile_inputs_are_stored_exactly_or_rejected_with_the_documented_
             job_id = row[0]
             stored = conn.execute(
                 "select qq.name, j.dedup_key, j.priority, j.max_attempts, j.state"
-                "  from q.job j join q.queue qq on qq.id = j.queue_id where j.id = %s", (job_id,)
+                "  from q_data.job j join q_data.queue qq on qq.id = j.queue_id where j.id = %s", (job_id,)
             ).fetchall()
             assert stored == [(queue, dedup_key, priority, max_attempts, "w")]
             (job,) = claim(conn, queue, 1)  # through the Python client, as workers get it
@@ -107,7 +107,7 @@ def test_2000_hostile_inputs_are_stored_exactly_or_rejected_with_the_documented_
 
     one()
     assert counts(conn)[3] == 0, "the canary was written"
-    assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
     print(dict(seen))
     assert seen["stored"] > EXAMPLES // 10 and len(seen) >= 6, f"the strategies lost their variety: {seen}"
     record("7", f"{EXAMPLES:,} generated inputs", examples=EXAMPLES, canary_rows=0,

@@ -30,7 +30,7 @@ def enqueue(conn: psycopg.Connection[Any], queue: str, payload: dict[str, Any]) 
 def claim_row(conn: psycopg.Connection[Any], job_id: int) -> tuple[Any, ...] | None:
     """(state, token, attempt, crashes, lease_until, db clock) of the job, or None once it finished."""
     return conn.execute(
-        "select state, token, attempt, crashes, lease_until, clock_timestamp() from q.job where id = %s", (job_id,)
+        "select state, token, attempt, crashes, lease_until, clock_timestamp() from q_data.job where id = %s", (job_id,)
     ).fetchone()
 
 
@@ -115,8 +115,8 @@ def test_a_frozen_worker_whose_session_lives_loses_its_job_only_after_the_lease(
                 time.sleep(0.01)
             reclaimed_at = row[5] if row is not None else conn.execute("select clock_timestamp()").fetchone()[0]
             lost = conn.execute(
-                "select e from q.job j, jsonb_array_elements(j.errors) e where j.id = %s"
-                " union all select e from q.job_history h, jsonb_array_elements(h.errors) e where h.id = %s",
+                "select e from q_data.job j, jsonb_array_elements(j.errors) e where j.id = %s"
+                " union all select e from q_data.job_history h, jsonb_array_elements(h.errors) e where h.id = %s",
                 (job_id, job_id),
             ).fetchall()
         finally:
@@ -162,7 +162,7 @@ def test_a_sigkilled_workers_long_job_is_reclaimed_by_a_peer_within_2_seconds(bo
         fleet.stop_all()
         result = audit(conn, [job_id])
         history = runs(conn, job_id)
-        finished = conn.execute("select state, attempt, crashes, errors from q.job_history where id = %s", (job_id,))
+        finished = conn.execute("select state, attempt, crashes, errors from q_data.job_history where id = %s", (job_id,))
         state, attempt, crashes, errors = finished.fetchone()
 
     assert (state, attempt, crashes) == ("completed", 2, 1)

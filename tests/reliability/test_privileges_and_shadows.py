@@ -224,11 +224,11 @@ def state(url: str) -> list[tuple[Any, ...]]:
     with psycopg.connect(url, autocommit=True) as conn:
         return conn.execute(
             "select 'job', id, state::text, attempt, crashes, priority, payload::text, dedup_key, token is not null,"
-            "       (select jsonb_agg(e - 'at') from jsonb_array_elements(errors) e)::text from q.job"
+            "       (select jsonb_agg(e - 'at') from jsonb_array_elements(errors) e)::text from q_data.job"
             " union all select 'history', id, state, attempt, crashes, priority, payload::text, dedup_key, false,"
-            "       (select jsonb_agg(e - 'at') from jsonb_array_elements(errors) e)::text from q.job_history"
+            "       (select jsonb_agg(e - 'at') from jsonb_array_elements(errors) e)::text from q_data.job_history"
             " union all select 'queue', id, name, max_attempts, max_crashes, null, paused::text, keep_completed::text,"
-            "       false, null from q.queue"
+            "       false, null from q_data.queue"
             " order by 1, 2"
         ).fetchall()
 
@@ -275,7 +275,7 @@ def test_a_worker_cannot_complete_fail_heartbeat_release_or_cancel_another_worke
     conn.execute("select q.enqueue('mine', '{}')")
     with psycopg.connect(owner_url, autocommit=True) as owner, psycopg.connect(other_url, autocommit=True) as other:
         job_id, token = owner.execute("select id, token from q.claim('mine', 1)").fetchone()
-        before = conn.execute("select xmin::text, j::text from q.job j").fetchall()
+        before = conn.execute("select xmin::text, j::text from q_data.job j").fetchall()
         guess = uuid.uuid4()
 
         assert other.execute("select q.complete(%s, %s)", (job_id, guess)).fetchone() == (False,)
@@ -284,12 +284,12 @@ def test_a_worker_cannot_complete_fail_heartbeat_release_or_cancel_another_worke
         assert other.execute("select q.release(%s, %s)", (job_id, guess)).fetchone() == (False,)
         assert other.execute("select * from q.complete_many(%s, %s)", ([job_id], [guess])).fetchall() == []
         denied = []
-        for query in (f"select q.cancel({job_id})", "select token from q.job", "select * from q.stats()",
-                      "update q.job set token = null", "delete from q.job", f"select q.retry({job_id})",
-                      "select q.pause('mine')", "select * from q.job_history"):
+        for query in (f"select q.cancel({job_id})", "select token from q_data.job", "select * from q.stats()",
+                      "update q_data.job set token = null", "delete from q_data.job", f"select q.retry({job_id})",
+                      "select q.pause('mine')", "select * from q_data.job_history"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 other.execute(query)
             denied.append(query)
-        assert conn.execute("select xmin::text, j::text from q.job j").fetchall() == before, "the row was written"
+        assert conn.execute("select xmin::text, j::text from q_data.job j").fetchall() == before, "the row was written"
         assert owner.execute("select q.complete(%s, %s)", (job_id, token)).fetchone() == (True,)
     record("8", "cross-worker fencing", refused_calls=5, denied_statements=len(denied))

@@ -27,7 +27,7 @@ def claim_backlog(conn: psycopg.Connection[Any], queue: str, *, lease: str, owne
     for _ in range(CLAIMS // 1000):
         got = conn.execute("select count(*) from q.claim(%s, 1000, %s::interval, %s)", (queue, lease, owner))
         assert got.fetchone()[0] == 1000
-    assert conn.execute("select count(*) from q.job where state = 'r'").fetchone()[0] == CLAIMS
+    assert conn.execute("select count(*) from q_data.job where state = 'r'").fetchone()[0] == CLAIMS
 
 
 def reap_all(conn: psycopg.Connection[Any]) -> tuple[list[int], list[float]]:
@@ -48,7 +48,7 @@ def assert_all_back(conn: psycopg.Connection[Any], counts: list[int], seconds: l
     assert max(counts) <= BATCH, f"one reap returned {max(counts)} claims, more than max_jobs"
     assert len(counts) >= CLAIMS // BATCH
     assert max(seconds) < TRANSACTION_LIMIT, f"slowest reap transaction took {max(seconds):.3f} s"
-    states = conn.execute("select state, count(*), min(crashes), max(crashes) from q.job group by 1").fetchall()
+    states = conn.execute("select state, count(*), min(crashes), max(crashes) from q_data.job group by 1").fetchall()
     assert states == [("w", CLAIMS, 1, 1)], states
 
 
@@ -74,10 +74,10 @@ def test_50000_claims_of_50000_gone_sessions_come_back_in_bounded_batches_withou
     # that claimed a job each and died leave behind. Through the API that
     # takes one q.claim per key (about a minute); the state is built directly.
     conn.execute(
-        "update q.job j set owner = 100000000 + k.n"
-        "  from (select ctid, row_number() over (order by id) as n from q.job) k where k.ctid = j.ctid"
+        "update q_data.job j set owner = 100000000 + k.n"
+        "  from (select ctid, row_number() over (order by id) as n from q_data.job) k where k.ctid = j.ctid"
     )
-    sessions = conn.execute("select count(distinct owner) from q.job where state = 'r'").fetchone()[0]
+    sessions = conn.execute("select count(distinct owner) from q_data.job where state = 'r'").fetchone()[0]
     assert sessions == CLAIMS
     lock_table = conn.execute(
         "select current_setting('max_locks_per_transaction')::int"

@@ -47,7 +47,7 @@ def claimed(conn: psycopg.Connection[Any], queue: str, lease: str = "5 minutes")
 
 def row(conn: psycopg.Connection[Any], job_id: int) -> tuple[Any, ...] | None:
     """The job's whole row plus xmin: equal before and after means nothing wrote to it."""
-    return conn.execute("select xmin::text, j::text from q.job j where id = %s", (job_id,)).fetchone()
+    return conn.execute("select xmin::text, j::text from q_data.job j where id = %s", (job_id,)).fetchone()
 
 
 def test_claim_while_a_higher_priority_claim_is_uncommitted_takes_the_next_jobs_in_order_without_waiting(
@@ -93,7 +93,7 @@ def test_reap_does_not_see_an_uncommitted_claim_and_returns_it_once_committed_an
     assert finishes_without_waiting(b, "select q.reap()") == [(0,)]
     a.conn.commit()
     assert finishes_without_waiting(b, "select q.reap()") == [(1,)]
-    found = conn.execute("select state, crashes, errors from q.job where id = %s", (job_id,))
+    found = conn.execute("select state, crashes, errors from q_data.job where id = %s", (job_id,))
     state, crashes, errors = found.fetchone()
     assert (state, crashes) == ("w", 1)
     assert errors[0]["error"] == "claim lost (lease expired)"
@@ -148,7 +148,7 @@ def test_reap_skips_a_job_being_completed_and_the_completion_stands(
     a.conn.commit()
     assert finishes_without_waiting(b, "select q.reap()") == [(0,)]
     assert row(conn, job_id) is None
-    assert conn.execute("select count(*) from q.job_history").fetchone()[0] == 0
+    assert conn.execute("select count(*) from q_data.job_history").fetchone()[0] == 0
     record("6", "complete || reap (reap skips the job being completed)", result="passed")
 
 
@@ -163,7 +163,7 @@ def test_complete_waiting_on_an_uncommitted_reap_of_its_claim_is_refused(
     late = blocks(b, "select q.complete(%s, %s)", (job_id, token))
     a.conn.commit()
     assert outcome(late) == [(False,)]
-    assert conn.execute("select state, crashes, token from q.job where id = %s", (job_id,)).fetchone() == ("w", 1, None)
+    assert conn.execute("select state, crashes, token from q_data.job where id = %s", (job_id,)).fetchone() == ("w", 1, None)
     record("6", "reap || complete (late complete refused)", result="passed")
 
 
@@ -184,7 +184,7 @@ def test_a_batch_call_waiting_on_an_uncommitted_reap_and_reclaim_leaves_the_new_
     late = blocks(b, f"select * from q.{function}(%s, %s)", ([job_id], [token]))
     a.conn.commit()
     assert outcome(late) == []
-    assert conn.execute("select state, token from q.job where id = %s", (job_id,)).fetchone() == ("r", new_token)
+    assert conn.execute("select state, token from q_data.job where id = %s", (job_id,)).fetchone() == ("r", new_token)
     record("6", f"reap + reclaim || {function} (stale batch call refused)", result="passed")
 
 
@@ -201,7 +201,7 @@ def test_a_batch_call_waiting_on_an_uncommitted_heartbeat_of_its_own_claim_goes_
     late = blocks(b, f"select * from q.{function}(%s, %s)", ([job_id], [token]))
     a.conn.commit()
     assert outcome(late) == [(job_id,)]
-    left = conn.execute("select state, token from q.job where id = %s", (job_id,)).fetchone()
+    left = conn.execute("select state, token from q_data.job where id = %s", (job_id,)).fetchone()
     assert left == (None if function == "complete_many" else ("w", None))
     record("6", f"heartbeat || {function} (goes through)", result="passed")
 
@@ -217,7 +217,7 @@ def test_complete_waiting_on_an_uncommitted_cancel_is_refused_and_the_heartbeat_
     a.conn.commit()
     assert outcome(late) == [(False,)]
     assert b.run("select q.heartbeat(%s, %s)", (job_id, token)) == [("cancelled",)]
-    assert conn.execute("select state from q.job_history where id = %s", (job_id,)).fetchone() == ("cancelled",)
+    assert conn.execute("select state from q_data.job_history where id = %s", (job_id,)).fetchone() == ("cancelled",)
     record("6", "cancel || complete (refused, heartbeat says cancelled)", result="passed")
 
 

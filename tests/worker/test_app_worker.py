@@ -18,7 +18,7 @@ def most_at_once(url: str, queue: str) -> int:
         return conn.execute(
             "with runs as (select s.job_id, s.at as t0, e.at as t1 from test_runs s"
             "  join test_runs e on e.job_id = s.job_id and e.phase = 'end' and e.attempt = s.attempt"
-            "  join q.job_history h on h.id = s.job_id join q.queue qq on qq.id = h.queue_id"
+            "  join q_data.job_history h on h.id = s.job_id join q_data.queue qq on qq.id = h.queue_id"
             "  where s.phase = 'start' and qq.name = %s)"
             " select coalesce(max((select count(*) from runs b where b.t0 <= a.t0 and b.t1 > a.t0)), 0) from runs a",
             (queue,),
@@ -36,7 +36,7 @@ def test_one_process_serves_every_task_each_within_its_own_concurrency(
         make_thumbnail.enqueue_many(conn, [Thumb(n=i, ms=150) for i in range(12)])
         ping.enqueue_many(conn, [{"n": i, "ms": 100} for i in range(18)])
     worker = spawn(db_url, handler="worker_test_app:app")
-    wait_for(lambda: scalar(db_url, "select count(*) from q.job_history where state = 'completed'") == 30, 60,
+    wait_for(lambda: scalar(db_url, "select count(*) from q_data.job_history where state = 'completed'") == 30, 60,
              "every job of both tasks")
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0, worker.output()
@@ -62,7 +62,7 @@ def test_app_worker_in_process_and_typed_enqueue_inside_the_callers_transaction(
         with conn.transaction():
             job_id = a.enqueue(conn, {"n": 2}, dedup_key="two")
             assert a.enqueue(conn, {"n": 2}, dedup_key="two") == job_id
-    assert scalar(db_url, "select (priority, max_attempts) = (3::smallint, 7::smallint) from q.job where id = %s",
+    assert scalar(db_url, "select (priority, max_attempts) = (3::smallint, 7::smallint) from q_data.job where id = %s",
                   (job_id,))
     worker = app.worker()
     assert [lane.queues for lane in worker.lanes] == [("a",)]
@@ -110,11 +110,11 @@ def test_plain_tasks_of_an_async_worker_run_at_their_full_concurrency(db_url: st
         worker = app.worker()
         task = asyncio.create_task(worker.run(install_signal_handlers=False))
         for _ in range(300):
-            if scalar(db_url, "select count(*) from q.job_history") >= 10:
+            if scalar(db_url, "select count(*) from q_data.job_history") >= 10:
                 break
             await asyncio.sleep(0.05)
         worker.stop()
         await asyncio.wait_for(task, 15)
 
     asyncio.run(main())
-    assert scalar(db_url, "select count(*) from q.job_history where state = 'completed'") == 10
+    assert scalar(db_url, "select count(*) from q_data.job_history where state = 'completed'") == 10

@@ -39,9 +39,9 @@ def test_enqueue_stats_jobs_cancel_retry_and_reap(db_url: str) -> None:
     assert done.returncode == 0, done.stderr
     job = int(done.stdout.strip())
     later = int(pgq(db_url, "enqueue", "mail", "[1, 2]", "--run-at", "+1h").stdout.strip())
-    assert scalar(db_url, "select (priority, dedup_key, state) = (3::smallint, 'ada', 'w') from q.job where id = %s",
+    assert scalar(db_url, "select (priority, dedup_key, state) = (3::smallint, 'ada', 'w') from q_data.job where id = %s",
                   (job,))
-    assert scalar(db_url, "select state = 's' and run_at > now() + interval '50 minutes' from q.job where id = %s",
+    assert scalar(db_url, "select state = 's' and run_at > now() + interval '50 minutes' from q_data.job where id = %s",
                   (later,))
 
     stats = pgq(db_url, "stats", "--once")
@@ -50,12 +50,12 @@ def test_enqueue_stats_jobs_cancel_retry_and_reap(db_url: str) -> None:
     assert listing.returncode == 0 and str(job) in listing.stdout and "scheduled" in listing.stdout
 
     assert pgq(db_url, "cancel", str(job)).returncode == 0
-    assert scalar(db_url, "select state from q.job_history where id = %s", (job,)) == "cancelled"
+    assert scalar(db_url, "select state from q_data.job_history where id = %s", (job,)) == "cancelled"
     detail = pgq(db_url, "jobs", str(job))
     assert detail.returncode == 0 and "cancelled" in detail.stdout and "ada@example.com" in detail.stdout
 
     assert pgq(db_url, "retry", str(job)).returncode == 0
-    assert scalar(db_url, "select state from q.job where id = %s", (job,)) == "w"
+    assert scalar(db_url, "select state from q_data.job where id = %s", (job,)) == "w"
     reaped = pgq(db_url, "reap")
     assert reaped.returncode == 0 and "recovered 0" in reaped.stdout
 
@@ -107,7 +107,7 @@ def test_worker_command_runs_jobs_and_stops_on_sigint(db_url: str, spawn: Callab
     ready(db_url)
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("select q.enqueue_many('w', '[{\"n\": 1}, {\"n\": 2}, {\"fail\": \"nope\"}]')")
-    wait_for(lambda: scalar(db_url, "select count(*) from q.job_history where state = 'completed'") == 2, 10,
+    wait_for(lambda: scalar(db_url, "select count(*) from q_data.job_history where state = 'completed'") == 2, 10,
              "two jobs to complete")
     worker.signal(signal.SIGINT)
     assert worker.wait(15) == 0

@@ -24,7 +24,7 @@ def test_database_url_after_the_command_name_is_the_same_as_before_it(db_url: st
     before = run("--database-url", db_url, "stats", "--once")
     assert before.returncode == 0 and "mail" in before.stdout, before.stderr
     with psycopg.connect(db_url) as conn:
-        assert conn.execute("select count(*) from q.job").fetchone() == (2,)
+        assert conn.execute("select count(*) from q_data.job").fetchone() == (2,)
 
 
 def test_only_the_options_own_spellings_move() -> None:

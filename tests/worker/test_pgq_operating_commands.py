@@ -32,7 +32,7 @@ def test_explain_health_stats_and_throughput_commands(db_url: str) -> None:
     assert unknown.returncode == 0 and "unknown" in unknown.stdout
 
     health = pgq(db_url, "health", "--all")
-    assert health.returncode == 0 and "xmin_horizon" in health.stdout and "q.job" in health.stdout, health.stderr
+    assert health.returncode == 0 and "xmin_horizon" in health.stdout and "q_data.job" in health.stdout, health.stderr
     stats = pgq(db_url, "stats", "--once")
     assert stats.returncode == 0 and "mail" in stats.stdout
     tp = pgq(db_url, "throughput", "--minutes", "5")
@@ -43,14 +43,14 @@ def test_health_exits_1_on_a_critical_finding(db_url: str) -> None:
     with psycopg.connect(db_url) as idler:  # not autocommit: left open with an xid
         idler.execute("select pg_current_xact_id()")
         with psycopg.connect(db_url, autocommit=True) as conn:
-            conn.execute("alter table q.job set (autovacuum_enabled = off)")
+            conn.execute("alter table q_data.job set (autovacuum_enabled = off)")
         ok = pgq(db_url, "health")
         assert ok.returncode == 0 and "warning" in ok.stdout and "pg_terminate_backend" in ok.stdout, ok.stdout
         with psycopg.connect(db_url, autocommit=True) as conn:
-            conn.execute("insert into q.queue (name) values ('churn')")
-            conn.execute("insert into q.job (queue_id, payload, run_at) select (select id from q.queue"
+            conn.execute("insert into q_data.queue (name) values ('churn')")
+            conn.execute("insert into q_data.job (queue_id, payload, run_at) select (select id from q_data.queue"
                          " where name = 'churn'), '{}', now() from generate_series(1, 30000)")
-            conn.execute("delete from q.job")
+            conn.execute("delete from q_data.job")
         idler.rollback()
     for _ in range(100):  # the deleting backend's statistics arrive when it exits
         bad = pgq(db_url, "health")
@@ -65,7 +65,7 @@ def test_bulk_commands_count_bound_and_need_yes(db_url: str) -> None:
     assert some.returncode == 0 and "retried 1 dead job(s) of bulk; more match" in some.stdout, some.stderr
     rest = pgq(db_url, "retry-dead", "bulk", "--all", "--max-rows", "1")
     assert rest.returncode == 0 and "retried 2 dead job(s) of bulk" in rest.stdout and "more" not in rest.stdout
-    assert scalar(db_url, "select count(*) from q.job where state = 'w'") == 3
+    assert scalar(db_url, "select count(*) from q_data.job where state = 'w'") == 3
 
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("""select q.enqueue('bulk', '{"tenant": 7}') from generate_series(1, 4)""")
@@ -74,14 +74,14 @@ def test_bulk_commands_count_bound_and_need_yes(db_url: str) -> None:
 
     refused = pgq(db_url, "purge", "bulk")
     assert refused.returncode == 2 and "--yes" in refused.stderr
-    assert scalar(db_url, "select count(*) from q.job") == 3
+    assert scalar(db_url, "select count(*) from q_data.job") == 3
     purged = pgq(db_url, "purge", "bulk", "--yes")
     assert purged.returncode == 0 and "purged 3 job(s)" in purged.stdout
 
     assert pgq(db_url, "delete-queue", "bulk").returncode == 2
     deleted = pgq(db_url, "delete-queue", "bulk", "--yes")
     assert deleted.returncode == 0 and "queue bulk deleted (4 history row(s)" in deleted.stdout, deleted.stderr
-    assert scalar(db_url, "select count(*) from q.queue where name = 'bulk'") == 0
+    assert scalar(db_url, "select count(*) from q_data.queue where name = 'bulk'") == 0
 
 
 @pytest.mark.parametrize(
@@ -106,6 +106,6 @@ def test_delete_queue_refuses_a_queue_with_jobs(db_url: str) -> None:
         conn.execute("select q.enqueue('busy', '{}')")
     done = pgq(db_url, "delete-queue", "busy", "--yes")
     assert done.returncode == 1 and "still has waiting" in done.stderr and "q.purge" in done.stderr, done.stderr
-    assert scalar(db_url, "select count(*) from q.job") == 1
+    assert scalar(db_url, "select count(*) from q_data.job") == 1
 
 

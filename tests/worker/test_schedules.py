@@ -78,10 +78,10 @@ def test_sync_creates_then_writes_nothing_when_unchanged(conn: psycopg.Connectio
     assert sorted(rows) == ["nightly", "probe"]
     assert (rows["nightly"].payload, rows["nightly"].priority, rows["nightly"].timezone) == (
         {"days": 30}, 4, "Europe/Berlin")
-    versions = conn.execute("select name, xmin::text from q.schedule order by 1").fetchall()
+    versions = conn.execute("select name, xmin::text from q_data.schedule order by 1").fetchall()
     with psycopg.connect(db_url) as other:
         app.sync_schedules(other)
-    assert conn.execute("select name, xmin::text from q.schedule order by 1").fetchall() == versions, \
+    assert conn.execute("select name, xmin::text from q_data.schedule order by 1").fetchall() == versions, \
         "a second sync of the same declarations wrote nothing"
 
 
@@ -136,7 +136,7 @@ def test_six_processes_syncing_at_once_create_each_schedule_once(db_url: str, co
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    assert conn.execute("select count(*), count(distinct name) from q.schedule").fetchone() == (50, 50)
+    assert conn.execute("select count(*), count(distinct name) from q_data.schedule").fetchone() == (50, 50)
 
 
 def test_a_worker_syncs_at_start_up_and_fires_every_slot_once(db_url: str, conn: psycopg.Connection[Any]) -> None:
@@ -162,7 +162,7 @@ def test_a_worker_syncs_at_start_up_and_fires_every_slot_once(db_url: str, conn:
     assert len(slots) == len(set(slots)), "no slot ran twice"
     stamps = [int(__import__("datetime").datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()) for s in slots]
     assert stamps == list(range(stamps[0], stamps[0] + len(stamps))), "consecutive seconds, none missed"
-    assert conn.execute("select count(*) from q.schedule where name = 'each-second'").fetchone()[0] == 1
+    assert conn.execute("select count(*) from q_data.schedule where name = 'each-second'").fetchone()[0] == 1
 
 
 def test_pgq_schedule_commands_add_list_pause_resume_remove(db_url: str) -> None:

@@ -37,8 +37,8 @@ def test_run_jobs_runs_a_worker_handler_and_records_complete_and_fail(conn: psyc
     assert [(r.id, r.outcome) for r in runs] == [(ok, RunOutcome.COMPLETED), (bad, RunOutcome.RETRY)]
     assert runs[1].error == "ValueError: no such mailbox"
     assert sent == ["ada@example.com"]
-    assert scalar(conn.info.dsn, "select count(*) from q.job where state = 'w'") == 0
-    assert scalar(conn.info.dsn, "select state from q.job where id = %s", (bad,)) == "s", "retry after the backoff"
+    assert scalar(conn.info.dsn, "select count(*) from q_data.job where state = 'w'") == 0
+    assert scalar(conn.info.dsn, "select state from q_data.job where id = %s", (bad,)) == "s", "retry after the backoff"
     assert run_jobs(conn, handler, "emails") == [], "the retry is in the future: nothing waits"
 
 
@@ -66,7 +66,7 @@ def test_run_jobs_runs_an_apps_tasks_with_their_payload_models_and_jobs_they_enq
     assert outbox == [Email(to="ada@example.com")], "the email the signup enqueued was sent once"
     dead = next(r for r in runs if r.outcome is RunOutcome.DEAD)
     assert dead.error is not None and dead.error.startswith("ValidationError: 1 validation error for Email")
-    assert scalar(conn.info.dsn, "select count(*) from q.job") == 0
+    assert scalar(conn.info.dsn, "select count(*) from q_data.job") == 0
 
 
 def test_run_jobs_async_awaits_coroutine_handlers(db_url: str) -> None:

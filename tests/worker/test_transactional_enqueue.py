@@ -40,7 +40,7 @@ class Ran:
 
 def waiting_jobs(url: str) -> int:
     with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute("select count(*) from q.job").fetchone()[0]
+        return conn.execute("select count(*) from q_data.job").fetchone()[0]
 
 
 def test_psycopg_enqueue_rolled_back_leaves_no_job_and_committed_runs(db_url: str) -> None:

@@ -35,23 +35,23 @@ def claims_waiting_on_a_lock(url: str) -> int:
 def books(url: str) -> dict[str, int]:
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "select (select count(*) from q.job),"
-            " (select count(*) from q.job_history where state = 'completed'),"
-            " (select count(distinct id) from q.job_history where state = 'completed'),"
-            " (select count(*) from q.job_history where state <> 'completed')"
+            "select (select count(*) from q_data.job),"
+            " (select count(*) from q_data.job_history where state = 'completed'),"
+            " (select count(distinct id) from q_data.job_history where state = 'completed'),"
+            " (select count(*) from q_data.job_history where state <> 'completed')"
         ).fetchone()
     return dict(zip(("left", "completed", "distinct_completed", "dead_or_cancelled"), row, strict=True))
 
 
 @pytest.mark.parametrize("flavour", ["threads", "asyncio"])
 def test_four_claim_loops_have_four_claims_on_their_way_at_once(db_url: str, flavour: str) -> None:
-    """A lock on q.job holds every claim in the server: all four loops' claims are seen waiting together."""
+    """A lock on q_data.job holds every claim in the server: all four loops' claims are seen waiting together."""
     prepare(db_url)
     fill(db_url, 40)
     options: dict[str, Any] = dict(database_url=db_url, concurrency=4, batch_size=1, claim_loops=4,
                                    poll_interval=30.0)
     with psycopg.connect(db_url) as blocker:
-        blocker.execute("lock table q.job in access exclusive mode")
+        blocker.execute("lock table q_data.job in access exclusive mode")
         if flavour == "threads":
             worker: Any = Worker(lambda payload: None, "w", **options).start()
             stop = worker.stop
@@ -110,7 +110,7 @@ def test_eight_claim_loops_record_five_thousand_outcomes_exactly_once(db_url: st
     assert runs == expected, "a job ran twice in one attempt, or never"
     assert books(db_url) == {"left": 0, "completed": total, "distinct_completed": total, "dead_or_cancelled": 0}
     assert worker.completed == total
-    assert scalar(db_url, "select count(*) from q.job_history where attempt = 2") == len(retried)
+    assert scalar(db_url, "select count(*) from q_data.job_history where attempt = 2") == len(retried)
     assert worker.peak_rounds_in_flight > 1, "the loops never overlapped"
 
 
@@ -128,7 +128,7 @@ def test_async_worker_with_several_claim_tasks_records_every_job_once(db_url: st
         worker = AsyncWorker(handler, "w", database_url=db_url, concurrency=12, batch_size=2, claim_loops=6)
         task = asyncio.create_task(worker.run(install_signal_handlers=False))
         deadline = time.monotonic() + 60
-        while scalar(db_url, "select count(*) from q.job_history") < total:
+        while scalar(db_url, "select count(*) from q_data.job_history") < total:
             assert time.monotonic() < deadline, "the async worker did not finish"
             await asyncio.sleep(0.05)
         worker.stop()

@@ -1,8 +1,8 @@
 """The database goes away and comes back: workers wait it out and lose no job.
 
 Exactly-once-terminal accounting: every enqueued job ends as exactly one
-'completed' row in q.job_history (the queue keeps completed jobs), nothing is
-left in q.job, nothing is dead. Handlers may run more than once (a claim lost
+'completed' row in q_data.job_history (the queue keeps completed jobs), nothing is
+left in q_data.job, nothing is dead. Handlers may run more than once (a claim lost
 to a crash is run again): that is the at-least-once promise.
 """
 
@@ -30,10 +30,10 @@ def fill(url: str, count: int, payload: dict[str, Any]) -> None:
 def accounting(url: str) -> dict[str, int]:
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "select (select count(*) from q.job),"
-            " (select count(*) from q.job_history where state = 'completed'),"
-            " (select count(distinct id) from q.job_history where state = 'completed'),"
-            " (select count(*) from q.job_history where state <> 'completed')"
+            "select (select count(*) from q_data.job),"
+            " (select count(*) from q_data.job_history where state = 'completed'),"
+            " (select count(distinct id) from q_data.job_history where state = 'completed'),"
+            " (select count(*) from q_data.job_history where state <> 'completed')"
         ).fetchone()
     return dict(zip(("left", "completed", "distinct_completed", "dead_or_cancelled"), row, strict=True))
 
@@ -41,7 +41,7 @@ def accounting(url: str) -> dict[str, int]:
 def completed(url: str) -> int:
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=2) as conn:
-            return conn.execute("select count(*) from q.job_history where state = 'completed'").fetchone()[0]
+            return conn.execute("select count(*) from q_data.job_history where state = 'completed'").fetchone()[0]
     except psycopg.OperationalError:
         return -1
 
@@ -118,7 +118,7 @@ def test_worker_behind_pgbouncer_in_transaction_mode_accounts_for_every_job_once
     assert accounting(db_url) == {"left": 0, "completed": total, "distinct_completed": total, "dead_or_cancelled": 0}
     assert sorted(seen) == list(range(1, total + 1))
     with psycopg.connect(db_url, autocommit=True) as conn:
-        owners = conn.execute("select count(*) from q.job_history where errors is not null").fetchone()[0]
+        owners = conn.execute("select count(*) from q_data.job_history where errors is not null").fetchone()[0]
     assert owners == 0
 
 

@@ -114,7 +114,7 @@ def test_a_worker_started_while_the_server_is_down_waits_and_starts_when_it_is_b
     ready(private_db, timeout=20)
     with psycopg.connect(private_db, autocommit=True) as conn:
         conn.execute("select q.enqueue('w', '{}')")
-        wait_for(lambda: conn.execute("select count(*) from q.job_history").fetchone()[0] == 1, 15, "the job")
+        wait_for(lambda: conn.execute("select count(*) from q_data.job_history").fetchone()[0] == 1, 15, "the job")
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0
 

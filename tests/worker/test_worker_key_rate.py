@@ -71,14 +71,14 @@ def test_a_worker_keeps_every_key_to_its_rate_and_claims_again_when_the_key_may_
             wait_for(lambda: conn.execute("select count(*) from starts").fetchone()[0] >= len(payloads), 15,
                      "every job started")
             took = time.monotonic() - begun
-            wait_for(lambda: conn.execute("select count(*) from q.job").fetchone()[0] == 0, 10, "every job finished")
+            wait_for(lambda: conn.execute("select count(*) from q_data.job").fetchone()[0] == 0, 10, "every job finished")
             rounds = worker.rounds_sent
         finally:
             worker.stop()
             assert worker.join(10)
         time.sleep(0.2)  # (a start after the last one would show below)
         runs = conn.execute("select job_id, attempt from starts").fetchall()
-        done = conn.execute("select count(*) from q.job_history where state = 'completed'").fetchone()[0]
+        done = conn.execute("select count(*) from q_data.job_history where state = 'completed'").fetchone()[0]
         starts = per_key(conn.execute("select key, at from starts").fetchall())
         stamps = per_key(conn.execute("select key, used_at from key_rate_stamp").fetchall())
 
@@ -130,14 +130,14 @@ def test_pgq_configure_key_rate_and_limits_commands(db_url: str) -> None:
 
     assert pgq(db_url, "configure", "feeds", "--key-rate", "3", "--key-per", "1m").returncode == 0
     with psycopg.connect(db_url, autocommit=True) as conn:
-        assert conn.execute("select key_rate, key_per from q.queue where name = 'feeds'").fetchone() == (
+        assert conn.execute("select key_rate, key_per from q_data.queue where name = 'feeds'").fetchone() == (
             3, timedelta(minutes=1))
     assert "3/1m" in pgq(db_url, "limits").stdout
 
     done = pgq(db_url, "configure", "feeds", "--unlimit", "key_rate")
     assert done.returncode == 0, done.stderr
     with psycopg.connect(db_url, autocommit=True) as conn:
-        assert conn.execute("select key_concurrency, key_rate, key_per from q.queue where name = 'feeds'").fetchone() \
+        assert conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = 'feeds'").fetchone() \
             == (4, None, None)
     assert "3/1m" not in pgq(db_url, "limits").stdout
     for args, code, text in (

@@ -27,7 +27,7 @@ def test_log_json_makes_every_record_json_with_iso_times_durations_and_summaries
         ping.enqueue(conn, {"n": 1, "ms": 20})
         ping.enqueue(conn, {"n": 2, "fail": "mailbox full"})
     worker = spawn(db_url, "--log-json", "--log-level", "debug", handler="worker_test_app:app")
-    wait_for(lambda: scalar(db_url, "select count(*) from q.job_history") == 2, 30, "both jobs")
+    wait_for(lambda: scalar(db_url, "select count(*) from q_data.job_history") == 2, 30, "both jobs")
     dbname = conninfo_to_dict(db_url)["dbname"]
     with psycopg.connect(db_url, autocommit=True) as conn:  # the pool's connections die: psycopg may log
         conn.execute("select pg_terminate_backend(pid) from pg_stat_activity where datname = %s"

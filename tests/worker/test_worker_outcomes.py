@@ -23,7 +23,7 @@ def add(url: str, payload: Any, queue: str = "w") -> int:
 
 def history(url: str, job_id: int) -> tuple[str, int, Any] | None:
     with psycopg.connect(url, autocommit=True) as conn:
-        return conn.execute("select state, attempt, errors from q.job_history where id = %s", (job_id,)).fetchone()
+        return conn.execute("select state, attempt, errors from q_data.job_history where id = %s", (job_id,)).fetchone()
 
 
 def running(worker: Worker):  # type: ignore[no-untyped-def]
@@ -158,7 +158,7 @@ def test_async_worker_runs_coroutines_with_the_same_outcomes(db_url: str) -> Non
         worker = AsyncWorker(handler, "w", database_url=db_url, concurrency=20)
         task = asyncio.create_task(worker.run(install_signal_handlers=False))
         deadline = time.monotonic() + 20
-        while scalar(db_url, "select count(*) from q.job_history") < 200:
+        while scalar(db_url, "select count(*) from q_data.job_history") < 200:
             assert time.monotonic() < deadline, "the async worker did not finish 200 jobs"
             await asyncio.sleep(0.05)
         worker.stop()
@@ -166,8 +166,8 @@ def test_async_worker_runs_coroutines_with_the_same_outcomes(db_url: str) -> Non
 
     asyncio.run(main())
     with psycopg.connect(db_url, autocommit=True) as conn:
-        counts = dict(conn.execute("select state, count(*) from q.job_history group by state").fetchall())
-        assert conn.execute("select count(*) from q.job").fetchone()[0] == 0
+        counts = dict(conn.execute("select state, count(*) from q_data.job_history group by state").fetchall())
+        assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0
     assert counts == {"completed": 180, "dead": 20}
 
 

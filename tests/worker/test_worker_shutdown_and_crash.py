@@ -34,7 +34,7 @@ def test_sigterm_mid_job_lets_the_job_finish_and_exits_zero(db_url: str, spawn: 
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0, worker.output()
     assert runs(db_url, job, "end"), "the running job was not allowed to finish"
-    assert scalar(db_url, "select state from q.job_history where id = %s", (job,)) == "completed"
+    assert scalar(db_url, "select state from q_data.job_history where id = %s", (job,)) == "completed"
     log = worker.output()
     assert "worker_stopping" in log and "worker_stopped" in log
 
@@ -50,7 +50,7 @@ def test_second_sigterm_gives_the_job_back_and_it_is_claimable_at_once(db_url: s
     worker.signal(signal.SIGTERM)
     assert worker.wait(10) == 0, worker.output()
     with psycopg.connect(db_url, autocommit=True) as conn:
-        state, attempt = conn.execute("select state, attempt from q.job where id = %s", (job,)).fetchone()
+        state, attempt = conn.execute("select state, attempt from q_data.job where id = %s", (job,)).fetchone()
         assert (state, attempt) == ("w", 0), "released, and the interrupted attempt does not count"
         again = claim(conn, "w", 1, owner=0)
     assert [j.id for j in again] == [job]
@@ -66,7 +66,7 @@ def test_jobs_still_running_when_the_grace_period_ends_are_given_back(db_url: st
     wait_for(lambda: runs(db_url, job, "start"), 10, "the job to start")
     worker.signal(signal.SIGTERM)
     assert worker.wait(10) == 0, worker.output()
-    assert scalar(db_url, "select state from q.job where id = %s", (job,)) == "w"
+    assert scalar(db_url, "select state from q_data.job where id = %s", (job,)) == "w"
 
 
 def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
@@ -89,7 +89,7 @@ def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
     assert pid == rescuer.pid and attempt == 2
     assert elapsed < 2.0
     # The handler logs "end" before the worker's next round trip completes the job: wait for that.
-    crashes = wait_for(lambda: scalar(db_url, "select array_agg(crashes) from q.job_history where id = %s", (job,)),
+    crashes = wait_for(lambda: scalar(db_url, "select array_agg(crashes) from q_data.job_history where id = %s", (job,)),
                        10, "the job to be completed")
     assert crashes == [1]
     assert len(listener_pids(db_url)) == 1
@@ -102,17 +102,17 @@ def test_async_worker_process_finishes_its_job_on_sigterm_and_gives_it_back_on_a
     worker = spawn(db_url, "-q", "w", handler="worker_test_handlers:run_async")
     ready(db_url)
     short = add(db_url, {"sleep": 1.0})
-    wait_for(lambda: scalar(db_url, "select count(*) from q.job where state = 'r'"), 10, "the job to start")
+    wait_for(lambda: scalar(db_url, "select count(*) from q_data.job where state = 'r'"), 10, "the job to start")
     worker.signal(signal.SIGTERM)
     assert worker.wait(15) == 0, worker.output()
-    assert scalar(db_url, "select state from q.job_history where id = %s", (short,)) == "completed"
+    assert scalar(db_url, "select state from q_data.job_history where id = %s", (short,)) == "completed"
 
     worker = spawn(db_url, "-q", "w", handler="worker_test_handlers:run_async")
     ready(db_url)
     long = add(db_url, {"sleep": 60})
-    wait_for(lambda: scalar(db_url, "select count(*) from q.job where state = 'r'"), 10, "the job to start")
+    wait_for(lambda: scalar(db_url, "select count(*) from q_data.job where state = 'r'"), 10, "the job to start")
     worker.signal(signal.SIGTERM)
     time.sleep(0.3)
     worker.signal(signal.SIGTERM)
     assert worker.wait(10) == 0, worker.output()
-    assert scalar(db_url, "select (state, attempt) = ('w', 0::smallint) from q.job where id = %s", (long,))
+    assert scalar(db_url, "select (state, attempt) = ('w', 0::smallint) from q_data.job where id = %s", (long,))

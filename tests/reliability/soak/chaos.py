@@ -65,8 +65,8 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
             assert producer.error is None, f"producer failed: {producer.error!r}"
             time.sleep(max(0.0, last_kill + RECLAIM_PROMISE - time.monotonic()))
             orphans = conn.execute(
-                "select count(*) from q.job j where j.state = 'r' and not exists ("
-                "  select from q.session s join pg_stat_activity a on a.pid = s.pid"
+                "select count(*) from q_data.job j where j.state = 'r' and not exists ("
+                "  select from q_data.session s join pg_stat_activity a on a.pid = s.pid"
                 "   where s.key = j.owner and a.backend_start = s.backend_start)"
             ).fetchone()[0]
             drain_s = wait_drained(conn, 180)

@@ -1,4 +1,4 @@
-"""Suite 9 (long variant): with 1.8 million finished jobs in q.job_history
+"""Suite 9 (long variant): with 1.8 million finished jobs in q_data.job_history
 (seed 001's figure) and a 50,000-job backlog, the claim q.claim really runs
 still reads the partial claim index, never sorts or scans, touches fewer
 than 100 buffers, and q.reap purges expired history in bounded batches."""
@@ -29,15 +29,15 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
         started = time.monotonic()
         # Set-based, as superuser: half finished an hour ago, half past the 7-day retention.
         conn.execute(
-            "insert into q.job_history (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
-            " select 100000000 + i, (select id from q.queue where name = 'backlog'), 'completed',"
+            "insert into q_data.job_history (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
+            " select 100000000 + i, (select id from q_data.queue where name = 'backlog'), 'completed',"
             "        jsonb_build_object('n', i), 0, 1, now() - interval '9 days',"
             "        now() - case when i %% 2 = 0 then interval '1 hour' else interval '8 days' end"
             "   from generate_series(1, %s) i",
             (HISTORY,),
         )
-        conn.execute("vacuum analyze q.job_history")
-        conn.execute("analyze q.job")
+        conn.execute("vacuum analyze q_data.job_history")
+        conn.execute("analyze q_data.job")
         build_s = time.monotonic() - started
         seen = {}
         for n in (1, 10):
@@ -50,7 +50,7 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
             t0 = time.perf_counter()
             conn.execute("select q.reap()")
             reaps.append(time.perf_counter() - t0)
-        left = conn.execute("select count(*) from q.job_history").fetchone()[0]
+        left = conn.execute("select count(*) from q_data.job_history").fetchone()[0]
     steps = seen[10][2]
     figures = {
         "history_rows": HISTORY, "backlog": BACKLOG, "build_s": round(build_s, 1), "plan": " > ".join(steps),
@@ -63,7 +63,7 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
     if "Index Scan using job_claim_idx on job" not in steps or any("Sort" in s or "Seq Scan" in s for s in steps):
         failures.append("the claim plan sorts, scans or skips the claim index")
     if any(v[3] for v in seen.values()):
-        failures.append("the claim read q.job_history")
+        failures.append("the claim read q_data.job_history")
     if seen[1][1] >= 100 or seen[10][1] >= 100:
         failures.append("a claim touched 100 buffers or more")
     if max(reaps) >= 1.0 or HISTORY - left != 5 * 1000:

@@ -70,9 +70,9 @@ def held_by(conn: psycopg.Connection[Any], worker: WorkerProcess) -> list[tuple[
     """(id, token) of every job claimed under the worker's liveness key (running or waiting for a handler)."""
     return conn.execute(
         """
-        select j.id, j.token from q.job j
+        select j.id, j.token from q_data.job j
          where j.state = 'r' and j.owner in (
-           select s.key from q.session s join pg_stat_activity a on a.pid = s.pid
+           select s.key from q_data.session s join pg_stat_activity a on a.pid = s.pid
             where a.backend_start = s.backend_start and a.application_name = %s)
         """,
         (f"pgq-listener:{worker.name}"[:63],),
@@ -85,7 +85,7 @@ def wait_released(conn: psycopg.Connection[Any], claims: list[tuple[int, Any]], 
     tokens = [c[1] for c in claims]
     while True:
         still = conn.execute(
-            "select count(*) from q.job j join unnest(%s::bigint[], %s::uuid[]) c(id, token)"
+            "select count(*) from q_data.job j join unnest(%s::bigint[], %s::uuid[]) c(id, token)"
             " on j.id = c.id and j.token = c.token and j.state = 'r'",
             (ids, tokens),
         ).fetchone()[0]
@@ -96,10 +96,10 @@ def wait_released(conn: psycopg.Connection[Any], claims: list[tuple[int, Any]], 
 
 
 def wait_drained(conn: psycopg.Connection[Any], limit: float, expected: int | None = None) -> float:
-    """Until q.job is empty (and, if given, `expected` done rows exist); seconds taken."""
+    """Until q_data.job is empty (and, if given, `expected` done rows exist); seconds taken."""
     started = time.monotonic()
     while True:
-        busy = conn.execute("select exists (select from q.job)").fetchone()[0]
+        busy = conn.execute("select exists (select from q_data.job)").fetchone()[0]
         if not busy and expected is not None:
             busy = conn.execute(
                 "select count(distinct job_id) < %s from rel.execution where phase = 'done'", (expected,)

@@ -7,7 +7,7 @@ While pgq has a single revision there is no previous one to upgrade from, so
 the suite builds the next revision `make revision` would write if every
 function changed: a copy of alembic/ with one more revision that re-creates
 every function from the head snapshot (CREATE OR REPLACE, as pgq's revisions
-do) and re-sets q.job's storage parameters (a table delta under
+do) and re-sets q_data.job's storage parameters (a table delta under
 ShareUpdateExclusiveLock). With two or more real revisions it uses the real
 head and its parent instead.
 """
@@ -59,13 +59,13 @@ FILES = {files!r}
 
 
 def upgrade() -> None:
-    op.execute("alter table q.job set (autovacuum_vacuum_threshold = 1000)")
+    op.execute("alter table q_data.job set (autovacuum_vacuum_threshold = 1000)")
     for relative in FILES:
         run_frozen("{head}", relative)
 
 
 def downgrade() -> None:
-    op.execute("alter table q.job set (autovacuum_vacuum_threshold = 1000)")
+    op.execute("alter table q_data.job set (autovacuum_vacuum_threshold = 1000)")
     for relative in FILES:
         run_frozen("{head}", relative)
 '''

@@ -81,7 +81,7 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      + SOAK.format(name="schedules"),
      "6 worker processes (an App declaring 200 `every 1 second` schedules and 6 `* * * * *` in six time zones, "
      "synced at each start), a random worker SIGKILLed and replaced every 10 s, PostgreSQL restarted once with "
-     "`pg_ctl restart -m immediate`: the unique ledger (q.schedule_fire), the jobs (q.job_history) and the "
+     "`pg_ctl restart -m immediate`: the unique ledger (q_data.schedule_fire), the jobs (q_data.job_history) and the "
      "handlers' own record agree; 0 double fires, 0 missed slots.",
      ["fires", "kills", "pg_restarts", "double_fires_jobs", "double_fires_seen", "missed_slots", "start_late_p99_s"]),
 ]
@@ -111,12 +111,12 @@ SECURITY = [
     "| attack | who can mount it | 0002 | since 0003 | test |",
     "|---|---|---|---|---|",
     "| hold the reaper's turn, advisory lock (1885827328, 0) | any login role | every `q.reap()` returned 0: no "
-    "crashed worker's job came back, on any queue | the turn is a row lock on `q.reaper_turn` (owner-only table) | "
+    "crashed worker's job came back, on any queue | the turn is a row lock on `q_data.reaper_turn` (owner-only table) | "
     "`pgtap/reap/ignores_advisory_locks_any_role_can_take.sql`, `tests/worker/test_hostile_sessions.py` |",
     "| hold the migration lock, advisory lock (1885827328, -1) | any login role | `alembic upgrade` waited forever | "
     "`LOCK TABLE q.alembic_version` (owner or superuser only) | `tests/worker/test_hostile_sessions.py` |",
     "| hold the next session keys (visible in pg_locks) | any login role | `q.session_key()` and a new worker's "
-    "first claim hung | keys are rows of `q.session`; nothing to wait on | "
+    "first claim hung | keys are rows of `q_data.session`; nothing to wait on | "
     "`pgtap/session_key/never_waits_on_locks_another_session_holds.sql`, `tests/worker/test_hostile_sessions.py` |",
     "| LISTEN, stay idle in a transaction, fill the NOTIFY queue | any login role | every due enqueue, "
     "`fail(retry_in => 0)` and `release` failed at COMMIT (54000) | no hint while the queue is "
@@ -173,8 +173,8 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "Each suite below proves part of it against a real PostgreSQL with real worker processes "
         "(`pgq_client.Worker`). Executions are counted outside pgq's own bookkeeping: the job body writes "
         "`rel.execution` in its own transaction (a `done` row is the job's effect), and a row trigger on "
-        "`q.job` deletes writes `rel.terminal` (a job leaves `q.job` exactly when it reaches a terminal "
-        "state). *Lost* = a committed enqueue with no terminal record and not in `q.job`; *duplicate "
+        "`q_data.job` deletes writes `rel.terminal` (a job leaves `q_data.job` exactly when it reaches a terminal "
+        "state). *Lost* = a committed enqueue with no terminal record and not in `q_data.job`; *duplicate "
         "executions* = `done` rows beyond the first per job; *duplicate terminal writes* = terminal records "
         "beyond the first per job.",
         "",
@@ -211,7 +211,7 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
     out += [
         "## Boundaries",
         "",
-        "- Instant reclaim rests on session evidence: the owner key's row in `q.session` (pid and backend_start, "
+        "- Instant reclaim rests on session evidence: the owner key's row in `q_data.session` (pid and backend_start, "
         "checked against `pg_stat_activity`), which only pgq's functions write. Claims made without "
         "`owner => q.session_key()` are lease-only.",
         "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "

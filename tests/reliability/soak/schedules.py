@@ -4,8 +4,8 @@ zones), a random worker SIGKILLed and replaced every 10 s, PostgreSQL
 restarted once with ``pg_ctl restart -m immediate`` half-way. Then every
 schedule is paused, the queue drains, and three records are compared:
 
-* the unique rule: q.schedule_fire, primary key (schedule, slot);
-* the jobs themselves: q.job_history (the queue keeps completed jobs), by
+* the unique rule: q_data.schedule_fire, primary key (schedule, slot);
+* the jobs themselves: q_data.job_history (the queue keeps completed jobs), by
   the schedule and slot in their payloads;
 * the handlers' own ledger rel_sched.seen (no unique rule; re-runs after a
   kill show up there as extra executions of the same job id).
@@ -104,7 +104,7 @@ def run(cluster: Cluster, logs: Path, seconds: float = 180.0) -> dict[str, Any]:
             conn.execute("select q.pause_schedule(name) from q.schedules()")
             paused_at = conn.execute("select clock_timestamp()").fetchone()[0]  # type: ignore[index]
             deadline = time.monotonic() + 120
-            while conn.execute("select count(*) from q.job").fetchone()[0]:  # type: ignore[index]
+            while conn.execute("select count(*) from q_data.job").fetchone()[0]:  # type: ignore[index]
                 assert time.monotonic() < deadline, "the fired jobs did not drain within 120 s"
                 time.sleep(0.5)
             fleet.stop_all()
@@ -134,16 +134,16 @@ def audit(conn: psycopg.Connection[Any], paused_at: Any) -> dict[str, Any]:
     conn.execute("""
         create temp table fired_jobs as
           select h.id, h.payload->>'schedule' as schedule, h.payload->>'slot' as slot, h.run_at
-            from q.job_history h where h.state = 'completed' and h.payload ? 'slot';
+            from q_data.job_history h where h.state = 'completed' and h.payload ? 'slot';
         create temp table ledger as
           select s.name as schedule,
                  to_char(f.slot at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as slot, f.job_id
-            from q.schedule_fire f join q.schedule s on s.id = f.schedule_id;
+            from q_data.schedule_fire f join q_data.schedule s on s.id = f.schedule_id;
         -- Every slot each schedule should have fired: from its first slot after
         -- creation to its last slot before the pause.
         create temp table expected as
           select s.name as schedule, to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as slot
-            from q.schedule s,
+            from q_data.schedule s,
                  generate_series(q.next_slot(s.spec, s.every, s.timezone, s.created_at),
                                  -- (the pause may land just before a due slot's reap: such a
                                  -- slot is not missed; stalled_schedules catches real stops)
@@ -173,7 +173,7 @@ def audit(conn: psycopg.Connection[Any], paused_at: Any) -> dict[str, Any]:
         "missed_slots": one("select count(*) from (select schedule, slot from expected except"
                             " select schedule, slot from fired_jobs) m"),
         "records_agree": all(differ(a, b) == 0 for a, b in pairs) and other_job == 0,
-        "stalled_schedules": one("select count(*) from q.schedule s where s.every is not null"
+        "stalled_schedules": one("select count(*) from q_data.schedule s where s.every is not null"
                                  " and s.last_slot < %s - interval '3 seconds'", paused_at),
     }
     enqueue_lateness = [r[0] for r in conn.execute(

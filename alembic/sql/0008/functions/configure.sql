@@ -1,0 +1,64 @@
+create or replace function q.configure(
+  queue           text,
+  lease           interval default null,
+  max_attempts    integer  default null,
+  max_crashes     integer  default null,
+  backoff_base    interval default null,
+  backoff_max     interval default null,
+  keep_completed  boolean  default null,
+  retention       interval default null,
+  concurrency      integer  default null,
+  key_concurrency  integer  default null,
+  ordered          boolean  default null,
+  rate             integer  default null,
+  per              interval default null,
+  unlimit          text[]   default null,
+  key_rate         integer  default null,
+  key_per          interval default null
+)
+returns q_data.queue
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_queue q_data.queue := q.ensure_queue(configure.queue);
+begin
+  if configure.max_attempts not between 1 and 32767 or configure.max_crashes not between 1 and 32767 then
+    raise exception 'max_attempts and max_crashes must be between 1 and 32767'
+      using errcode = '22023';
+  end if;
+  if configure.lease <= interval '0' or configure.backoff_base < interval '0'
+     or configure.backoff_max < interval '0' or configure.retention < interval '0' then
+    raise exception 'lease must be positive and backoff_base, backoff_max, retention not negative'
+      using errcode = '22023';
+  end if;
+  if coalesce(configure.backoff_max, v_queue.backoff_max) < coalesce(configure.backoff_base, v_queue.backoff_base) then
+    raise exception 'backoff_max (%) must be at least backoff_base (%)',
+      coalesce(configure.backoff_max, v_queue.backoff_max), coalesce(configure.backoff_base, v_queue.backoff_base)
+      using errcode = '22023';
+  end if;
+
+  update q_data.queue qq
+     set lease = coalesce(configure.lease, qq.lease),
+         max_attempts = coalesce(configure.max_attempts, qq.max_attempts),
+         max_crashes = coalesce(configure.max_crashes, qq.max_crashes),
+         backoff_base = coalesce(configure.backoff_base, qq.backoff_base),
+         backoff_max = coalesce(configure.backoff_max, qq.backoff_max),
+         keep_completed = coalesce(configure.keep_completed, qq.keep_completed),
+         retention = coalesce(configure.retention, qq.retention)
+   where qq.id = v_queue.id;
+  perform q.flow_configure(v_queue.id, configure.concurrency, configure.key_concurrency, configure.ordered,
+                           configure.rate, configure.per, configure.unlimit,
+                           configure.key_rate, configure.key_per);
+  select * into v_queue from q_data.queue qq where qq.id = v_queue.id;
+  return v_queue;
+end
+$$;
+
+comment on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) is
+  'Changes a queue''s settings (NULL leaves one as it is) and returns them; creates the queue if needed. Defaults: lease 5 min, max_attempts 5, max_crashes 3, backoff 1 s doubling to 1 h, keep_completed false, retention 7 days. Flow control (all unlimited by default): concurrency = jobs running at once across all workers; key_concurrency = jobs per concurrency_key admitted (waiting or running) at once; ordered = a key''s jobs run one at a time in order (key_concurrency 1); rate starts per period per (sliding window; per defaults to 1 second); key_rate starts per key_per per concurrency_key (needs key_concurrency; key_per defaults to 1 second); unlimit names limits to remove. Bad values raise 22023 and change nothing.';
+
+revoke all on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) from public;
+grant execute on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) to pgq_admin;

@@ -1,0 +1,33 @@
+create or replace function q.delete_queue(queue text)
+returns table (history_deleted integer)
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_queue  q_data.queue := q.queue_named(delete_queue.queue);
+  v_count  integer;
+begin
+  -- The queue row first, locked: a concurrent pause/configure waits for us.
+  perform from q_data.queue qq where qq.id = v_queue.id for update;
+  if exists (select from q_data.job j where j.queue_id = v_queue.id) then
+    raise exception 'queue % still has waiting, scheduled or running jobs', quote_literal(v_queue.name)
+      using errcode = '55000',
+            hint = 'q.purge(queue) deletes waiting and scheduled ones; q.cancel_jobs(queue) also running ones';
+  end if;
+  delete from q_data.job_history h where h.queue_id = v_queue.id;
+  get diagnostics v_count = row_count;
+  delete from q_data.tally t where t.queue_id = v_queue.id;
+  delete from q_data.throughput t where t.queue_id = v_queue.id;
+  delete from q_data.throughput_total t where t.queue_id = v_queue.id;
+  delete from q_data.queue qq where qq.id = v_queue.id;
+  return query select v_count;
+end
+$$;
+
+comment on function q.delete_queue(text) is
+  'Deletes a queue that has no waiting, scheduled or running job (55000 otherwise: purge or cancel them first), with its history and throughput figures; returns how many history rows went. A later enqueue to the name creates it afresh. P0002 for an unknown queue. Do not run it while producers still enqueue to the queue.';
+
+revoke all on function q.delete_queue(text) from public;
+grant execute on function q.delete_queue(text) to pgq_admin;

@@ -1,0 +1,35 @@
+create or replace function q.heartbeat(id bigint, token uuid, lease interval default null)
+returns text
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  perform q.check_claim(heartbeat.id, heartbeat.token);
+  if heartbeat.lease <= interval '0' then
+    raise exception 'lease must be positive, got %', heartbeat.lease
+      using errcode = '22023';
+  end if;
+
+  update q_data.job j
+     set lease_until = clock_timestamp()
+                       + coalesce(heartbeat.lease, (select qq.lease from q_data.queue qq where qq.id = j.queue_id))
+   where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
+  if found then
+    return 'running';
+  end if;
+  -- Only the claim that was cancelled hears so; any other token is 'lost'.
+  if exists (select from q_data.job_history h
+              where h.id = heartbeat.id and h.state = 'cancelled' and h.token = heartbeat.token) then
+    return 'cancelled';
+  end if;
+  return 'lost';
+end
+$$;
+
+comment on function q.heartbeat(bigint, uuid, interval) is
+  'Extends a claim''s lease (by lease, default the queue''s) and tells the worker whether to go on: ''running'', ''cancelled'' (stop: q.cancel was called while this claim held the job) or ''lost'' (any other token: the claim was reaped or taken over, or never existed; stop, the result will be refused).';
+
+revoke all on function q.heartbeat(bigint, uuid, interval) from public;
+grant execute on function q.heartbeat(bigint, uuid, interval) to pgq_worker;

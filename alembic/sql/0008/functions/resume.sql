@@ -1,0 +1,20 @@
+create or replace function q.resume(queue text)
+returns void
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+  v_queue_id integer := (q.ensure_queue(resume.queue)).id;
+begin
+  update q_data.queue qq set paused = false where qq.id = v_queue_id;
+  perform q.notify_queues(array[v_queue_id]);
+end
+$$;
+
+comment on function q.resume(text) is
+  'Lets q.claim hand out jobs of a paused queue again, and wakes listening workers.';
+
+revoke all on function q.resume(text) from public;
+grant execute on function q.resume(text) to pgq_admin;
