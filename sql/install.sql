@@ -14,6 +14,7 @@
 \ir schema/070_observe.sql
 \ir schema/071_job_page.sql
 \ir schema/075_key_rate.sql
+\ir schema/080_test_clock.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -41,6 +42,7 @@
 \ir internal/cron_field.sql
 \ir internal/cron_parse.sql
 \ir internal/cron_next.sql
+\ir internal/cron_longest_gap.sql
 \ir internal/cron_prev.sql
 \ir internal/next_slot.sql
 \ir internal/prev_slot.sql
@@ -102,4 +104,5 @@
 \ir functions/cancel_jobs.sql
 \ir functions/purge.sql
 \ir functions/delete_queue.sql
+\ir functions/allow_test_clock.sql
 \ir owner.sql

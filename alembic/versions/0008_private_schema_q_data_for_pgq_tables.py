@@ -121,6 +121,11 @@ def _execute(statements: str) -> None:
 
 def upgrade() -> None:
     _execute(MOVE)
+    # The scheduler's test clock: off unless the database allows it (issue 21 item 7).
+    run_frozen("0008", "schema/080_test_clock.sql")
+    run_frozen("0008", "internal/schedule_now.sql")
+    run_frozen("0008", "internal/cron_longest_gap.sql")
+    run_frozen("0008", "functions/allow_test_clock.sql")
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -195,7 +200,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    _execute(
+        "drop function q.allow_test_clock(boolean);\n"
+        "drop function q.cron_longest_gap(q.cron_spec);\n"
+        "drop table q_data.test_clock;\n"
+    )
     _execute(MOVE_BACK)
+    run_frozen("0004", "internal/schedule_now.sql")
     run_frozen("0001", "functions/cancel.sql")
     run_frozen("0006", "functions/cancel_jobs.sql")
     run_frozen("0007", "functions/claim.sql")

@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(161);
+select plan(164);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -13,7 +13,7 @@ select functions_are('q', array[
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
-  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue',
+  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -23,7 +23,7 @@ select functions_are('q', array[
   'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed',
   'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
   'flow_want', 'flow_wake', 'flow_reasons',
-  'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev', 'next_slot', 'prev_slot',
+  'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows'
 ], 'schema q has exactly the documented functions');
@@ -34,6 +34,7 @@ select results_eq(
   $$ select p.oid::regprocedure::text from pg_catalog.pg_proc p
       where p.pronamespace = 'q'::regnamespace order by 1 $$,
   $$ values
+    ('q.allow_test_clock(boolean)'),
     ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
     ('q.cancel(bigint)'),
@@ -51,6 +52,7 @@ select results_eq(
     ('q.complete_many(bigint[],uuid[])'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
+    ('q.cron_longest_gap(q.cron_spec)'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
     ('q.cron_parse(text)'),
     ('q.cron_prev(q.cron_spec,text,timestamp with time zone)'),
@@ -133,6 +135,7 @@ select results_eq(
       where p.pronamespace = 'q'::regnamespace and p.prosecdef
       order by 1 $$,
   $$ values
+    ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
@@ -200,6 +203,7 @@ select has_function('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retr
 select has_function('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs(text, text, jsonb, int) exists');
 select has_function('q', 'purge', array['text', 'integer'], 'q.purge(text, int) exists');
 select has_function('q', 'delete_queue', array['text'], 'q.delete_queue(text) exists');
+select has_function('q', 'allow_test_clock', array['boolean'], 'q.allow_test_clock(boolean) exists');
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
 select has_function('q', 'limits', array['text'], 'q.limits(text) exists');
@@ -273,6 +277,7 @@ select volatility_is('q', 'retry_dead', array['text', 'text', 'integer'], 'volat
 select volatility_is('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'volatile', 'q.cancel_jobs is volatile');
 select volatility_is('q', 'purge', array['text', 'integer'], 'volatile', 'q.purge is volatile');
 select volatility_is('q', 'delete_queue', array['text'], 'volatile', 'q.delete_queue is volatile');
+select volatility_is('q', 'allow_test_clock', array['boolean'], 'volatile', 'q.allow_test_clock is volatile');
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
 select volatility_is('q', 'limits', array['text'], 'stable', 'q.limits is stable');
@@ -311,6 +316,7 @@ select is_definer('q', 'retry_dead', array['text', 'text', 'integer'], 'q.retry_
 select is_definer('q', 'cancel_jobs', array['text', 'text', 'jsonb', 'integer'], 'q.cancel_jobs is SECURITY DEFINER');
 select is_definer('q', 'purge', array['text', 'integer'], 'q.purge is SECURITY DEFINER');
 select is_definer('q', 'delete_queue', array['text'], 'q.delete_queue is SECURITY DEFINER');
+select is_definer('q', 'allow_test_clock', array['boolean'], 'q.allow_test_clock is SECURITY DEFINER');
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
 select is_definer('q', 'limits', array['text'], 'q.limits is SECURITY DEFINER');
@@ -334,7 +340,7 @@ select is(
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit',
                              'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake', 'flow_reasons',
-                             'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_prev',
+                             'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev',
                              'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules',
                              'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named',
                              'check_max_rows')
@@ -374,8 +380,8 @@ select is(
 -- schema q keeps only Alembic's version table, when installed by Alembic.
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
-        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total');
+        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total', 'test_clock'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],

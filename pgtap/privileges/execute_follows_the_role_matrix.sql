@@ -5,7 +5,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(453);
+select plan(463);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -79,6 +79,7 @@ insert into matrix values
   ('cron_field',              false, false, false, false),
   ('cron_parse',              false, false, false, false),
   ('cron_next',               false, false, false, false),
+  ('cron_longest_gap',        false, false, false, false),
   ('cron_prev',               false, false, false, false),
   ('next_slot',               false, false, false, false),
   ('prev_slot',               false, false, false, false),
@@ -93,6 +94,7 @@ insert into matrix values
   ('cancel_jobs',             false, false, true,  false),
   ('purge',                   false, false, true,  false),
   ('delete_queue',            false, false, true,  false),
+  ('allow_test_clock',        false, false, true,  false),
   ('tally',                   false, false, false, false),
   ('roll_up_tally',           false, false, false, false),
   ('estimate_rows',           false, false, false, false),

@@ -7,13 +7,15 @@
 begin;
 select plan(4);
 \ir ../_helpers.psql
-\ir ../_schedule_helpers.psql
 create extension if not exists dblink;
 
+-- (The peer turns the test clock on and commits before this transaction
+-- writes the switch's row through the schedule helpers.)
 select dblink_connect('peer', pg_temp.peer_conninfo()) \g /dev/null
-select * from dblink('peer', $$ set pgq.schedule_now = '2026-12-01 10:00:30Z';
+select * from dblink('peer', $$ select q.allow_test_clock(true); set pgq.schedule_now = '2026-12-01 10:00:30Z';
                                select q.schedule('peer-locked', '* * * * *', 'peer-queue') is not null $$)
   as t(ok boolean) \g /dev/null
+\ir ../_schedule_helpers.psql
 set local pgq.schedule_now = '2026-12-01 10:00:30Z';
 select q.schedule('mine', '* * * * *', 'peer-queue') \g /dev/null
 reset pgq.schedule_now;
@@ -37,4 +39,5 @@ rollback;
 
 -- What the peer committed.
 select q.unschedule('peer-locked') \g /dev/null
+select q.allow_test_clock(false) \g /dev/null
 delete from q_data.queue qq where qq.name = 'peer-queue';

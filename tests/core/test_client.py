@@ -145,7 +145,8 @@ def test_sync_client_functions_never_commit(conn: psycopg.Connection[Any], conne
     pgq_client.complete_many(producer, jobs[:1])
     pgq_client.pause(producer, "client")
     assert producer.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
-    assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0, "nothing visible before the caller commits"
+    assert conn.execute("select count(*) from "
+                        "q_data.job").fetchone()[0] == 0, "nothing visible before the caller commits"
     producer.rollback()
 
     assert conn.execute("select count(*) from q_data.job").fetchone()[0] == 0

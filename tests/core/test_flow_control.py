@@ -93,7 +93,8 @@ def test_global_limit_holds_for_six_claimers_at_read_committed_and_repeatable_re
     conn.execute("select q.enqueue_many('g4', %s)", (Jsonb(list(range(1500))),))
     sampler, results = run_limited(
         conn, db_url, run_processes, "g4",
-        "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'g4' and j.state = 'r'",
+        "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'g4' and "
+        "j.state = 'r'",
     )
     ids = [i for r in results for i in r["ids"]]
     assert [e for r in results for e in r["errors"]] == []  # no 40001, nothing else
@@ -127,7 +128,8 @@ def test_thin_client_enqueues_with_concurrency_keys(conn: psycopg.Connection[Any
     first = pgq_client.enqueue(conn, "tc", {"n": 1}, concurrency_key="a")
     ids = pgq_client.enqueue_many(conn, "tc", [2, 3], concurrency_key="a")
     more = pgq_client.enqueue_many(conn, "tc", [4, 5], concurrency_keys=["b", None])
-    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q_data.job").fetchall())
+    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from "
+                             "q_data.job").fetchall())
     assert [rows[i] for i in [first, *ids, *more]] == ["a:w", "a:h", "a:h", "b:w", "-:w"]
 
 

@@ -20,7 +20,8 @@ SECOND = timedelta(seconds=1)
 
 def stored(conn: psycopg.Connection[Any], queue: str) -> tuple[Any, ...]:
     """The queue's row as q_data.queue holds it (not what the client decoded)."""
-    row = conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = %s", (queue,)).fetchone()
+    row = conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = "
+                       "%s", (queue,)).fetchone()
     assert row is not None
     return tuple(row)
 
@@ -115,7 +116,8 @@ def test_limits_report_the_key_rate_and_unlimit_removes_it(conn: psycopg.Connect
     assert (s.key_concurrency, s.key_rate, s.key_per) == (4, None, None)
     (row,) = pgq_client.limits(conn, "lk")
     assert (row.key_rate, row.key_per) == (None, None)
-    assert conn.execute("select state::text, rate_wait from q_data.job where id = %s", (job3,)).fetchone() == ("w", None)
+    assert conn.execute("select state::text, rate_wait from q_data.job where id = "
+                        "%s", (job3,)).fetchone() == ("w", None)
     assert [j.payload for j in pgq_client.claim(conn, "lk", 10)] == [3]
     # ... and by its name as a string too.
     pgq_client.configure(conn, "lk", key_rate=3)
@@ -173,7 +175,8 @@ def test_a_short_claim_says_when_a_job_put_off_earlier_may_start(conn: psycopg.C
     pgq_client.enqueue_many(conn, "kg", ["a1", "a2", "b1"], concurrency_keys=["a", "a", "b"])
     got, _ = blocked_after_claim(conn, "kg", 2)  # a1 and b1 start; a2 is put off for 30 s
     assert sorted(got) == ["a1", "b1"]
-    assert conn.execute("select state::text, rate_wait from q_data.job where payload = '\"a2\"'").fetchone() == ("s", True)
+    assert conn.execute("select state::text, rate_wait from q_data.job where payload = "
+                        "'\"a2\"'").fetchone() == ("s", True)
     # The next claim finds nothing to start: it should say when a2 may (as the claim that put it off
     # would have, had it come back short).
     got, (blocked, retry_in) = blocked_after_claim(conn, "kg", 2)

@@ -69,7 +69,8 @@ def kill_and_reap(conn: psycopg.Connection[Any], proc: subprocess.Popen[str], ex
 
 def assert_returned_as_crashed(conn: psycopg.Connection[Any], ids: list[int]) -> None:
     rows = conn.execute(
-        "select id, state, crashes, attempt, token, owner, errors from q_data.job where id = any(%s) order by id", (ids,)
+        "select id, state, crashes, attempt, token, owner, errors from q_data.job where id = any(%s) order by "
+        "id", (ids,)
     ).fetchall()
     assert [r[0] for r in rows] == sorted(ids)
     for job_id, state, crashes, attempt, token, owner, errors in rows:
@@ -93,7 +94,8 @@ def test_jobs_of_a_sigkilled_worker_process_are_claimable_again_within_2_seconds
     ids = enqueue_jobs(conn, "killed", 10)
     proc, claimed = hold_claims("killed", 10, mode)
     assert sorted(claimed) == sorted(ids)
-    owners = conn.execute("select count(*), count(distinct owner) from q_data.job where state = 'r' and owner is not null")
+    owners = conn.execute("select count(*), count(distinct owner) from q_data.job where state = 'r' and owner is "
+                          "not null")
     assert owners.fetchone() == (10, 1), "every claim names the worker's liveness key"
     lease_left = conn.execute("select min(lease_until) - clock_timestamp() from q_data.job").fetchone()[0]
     assert lease_left.total_seconds() > 60, "the default lease is long: recovery must not depend on it"

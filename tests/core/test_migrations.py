@@ -25,18 +25,20 @@ ALEMBIC = Path(sys.executable).parent / "alembic"
 # upgrade could get wrong, one text line each; compared as sorted lists, so
 # order does not matter but duplicates do. Alembic's own version table is left out.
 FINGERPRINT = r"""
-with rel as (
+with ns as (
+  select n.oid from pg_catalog.pg_namespace n where n.nspname in ('q', 'q_data')
+), rel as (
   select c.oid, c.relnamespace::regnamespace::text || '.' || c.relname as relname, c.relkind
     from pg_catalog.pg_class c
-   where c.relnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
+   where c.relnamespace in (select oid from ns)
      and c.relname not in ('alembic_version', 'alembic_version_pkc')
 ), acl as (
   select o.oid, coalesce((select string_agg(a::text, ',' order by a::text) from unnest(o.acl) a), 'default') as acl
     from (select p.oid, p.proacl as acl from pg_catalog.pg_proc p where p.pronamespace = 'q'::regnamespace
           union all
-          select c.oid, c.relacl from pg_catalog.pg_class c where c.relnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
+          select c.oid, c.relacl from pg_catalog.pg_class c where c.relnamespace in (select oid from ns)
           union all
-          select t.oid, t.typacl from pg_catalog.pg_type t where t.typnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))) o
+          select t.oid, t.typacl from pg_catalog.pg_type t where t.typnamespace in (select oid from ns)) o
 )
 select 'schema ' || n.nspname || ' owner=' || pg_catalog.pg_get_userbyid(n.nspowner)
        || ' acl=' || coalesce((select string_agg(a::text, ',' order by a::text) from unnest(n.nspacl) a), 'default')
@@ -83,23 +85,26 @@ select 'constraint ' || coalesce(rel.relname, con.contypid::regtype::text) || '.
        || ' deferrable=' || con.condeferrable::text || ' deferred=' || con.condeferred::text
        || ' comment=' || coalesce(pg_catalog.obj_description(con.oid, 'pg_constraint'), '')
   from pg_catalog.pg_constraint con left join rel on rel.oid = con.conrelid
- where con.connamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data')) and (rel.oid is not null or con.contypid <> 0)
+ where con.connamespace in (select oid from ns)
+   and (rel.oid is not null or con.contypid <> 0)
 union all
 select 'trigger ' || pg_catalog.pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text
        || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_trigger'), '')
   from pg_catalog.pg_trigger t join rel on rel.oid = t.tgrelid
  where not t.tgisinternal
 union all
-select 'type ' || t.typnamespace::regnamespace::text || '.' || t.typname || ' kind=' || t.typtype::text || ' category=' || t.typcategory::text
+select 'type ' || t.typnamespace::regnamespace::text || '.' || t.typname
+       || ' kind=' || t.typtype::text || ' category=' || t.typcategory::text
        || ' owner=' || pg_catalog.pg_get_userbyid(t.typowner) || ' acl=' || acl.acl
        || ' comment=' || coalesce(pg_catalog.obj_description(t.oid, 'pg_type'), '')
        || ' enum=' || coalesce((select string_agg(e.enumlabel, ',' order by e.enumsortorder)
                                   from pg_catalog.pg_enum e where e.enumtypid = t.oid), '')
   from pg_catalog.pg_type t join acl on acl.oid = t.oid
- where t.typnamespace in ('q'::regnamespace, pg_catalog.to_regnamespace('q_data'))
+ where t.typnamespace in (select oid from ns)
    and t.typname not in ('alembic_version', '_alembic_version')
 union all
-select 'sequence ' || s.schemaname || '.' || s.sequencename || ' type=' || s.data_type::text || ' start=' || s.start_value::text
+select 'sequence ' || s.schemaname || '.' || s.sequencename
+       || ' type=' || s.data_type::text || ' start=' || s.start_value::text
        || ' min=' || s.min_value::text || ' max=' || s.max_value::text || ' increment=' || s.increment_by::text
        || ' cycle=' || s.cycle::text || ' cache=' || s.cache_size::text
   from pg_catalog.pg_sequences s where s.schemaname in ('q', 'q_data')

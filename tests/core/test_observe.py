@@ -106,7 +106,8 @@ def test_health_warns_about_a_table_left_large_after_a_backlog_drained(conn: Any
     conn.execute("alter table q_data.job set (autovacuum_enabled = off)")
     conn.execute("insert into q_data.queue (name) values ('backlog')")
     conn.execute(
-        "insert into q_data.job (queue_id, payload, run_at) select (select id from q_data.queue where name = 'backlog'),"
+        "insert into q_data.job (queue_id, payload, run_at) select (select id from q_data.queue where name = "
+        "'backlog'),"
         " jsonb_build_object('pad', repeat('x', 200)), now() from generate_series(1, 60000)"
     )
     # The backlog drains, but for the last job: vacuum cannot cut the file short of it.

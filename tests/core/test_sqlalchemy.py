@@ -98,7 +98,8 @@ def test_concurrency_keys_and_dedup_keys_through_sqlalchemy(engine: Engine, asyn
         return made
 
     later = asyncio.run(go())
-    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from q_data.job").fetchall())
+    rows = dict(conn.execute("select id, coalesce(concurrency_key, '-') || ':' || state::text from "
+                             "q_data.job").fetchall())
     assert [rows[i] for i in [first, *same, *mixed, *later]] == [
         "acme:w", "acme:h", "acme:h", "globex:w", "-:w", "globex:h", "initech:w"]
     assert conn.execute("select dedup_key from q_data.job where id = %s", (mixed[0],)).fetchone() == ("d4",)

@@ -67,7 +67,8 @@ select coalesce(max(c) filter (where queue = 'fc_global'), 0),
          group by 1, 2) x
 """
 GLOBAL_RUNNING = (
-    "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'fc_global' and j.state = 'r'"
+    "select count(*) from q_data.job j join q_data.queue qq on qq.id = j.queue_id where qq.name = 'fc_global' and "
+    "j.state = 'r'"
 )
 # A worker's sessions are named pgq-<role>:<worker name> (the ledger's are not).
 TERMINATE_ONE = (

@@ -162,7 +162,8 @@ def test_a_sigkilled_workers_long_job_is_reclaimed_by_a_peer_within_2_seconds(bo
         fleet.stop_all()
         result = audit(conn, [job_id])
         history = runs(conn, job_id)
-        finished = conn.execute("select state, attempt, crashes, errors from q_data.job_history where id = %s", (job_id,))
+        finished = conn.execute("select state, attempt, crashes, errors from q_data.job_history where id = "
+                                "%s", (job_id,))
         state, attempt, crashes, errors = finished.fetchone()
 
     assert (state, attempt, crashes) == ("completed", 2, 1)

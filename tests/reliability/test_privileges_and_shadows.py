@@ -199,7 +199,9 @@ def workload(conn: psycopg.Connection[Any], listener: psycopg.Connection[Any]) -
     step("release_many", "select * from q.release_many(%s, %s)", ([r[0] for r in more[4:5]], [r[1] for r in more[4:5]]))
     conn.execute("select pg_sleep(0.01)")
     step("reap", "select q.reap()")
-    # Schedules, on the scheduler's test clock (SET, not set_config: no unqualified function here).
+    # Schedules, on the scheduler's test clock (SET, not set_config: no unqualified function here),
+    # which this database allows (off by default).
+    conn.execute("select q.allow_test_clock(true)")
     conn.execute("set pgq.schedule_now = '2026-12-01 10:00:00+00'")
     step("schedule", "select name, queue, cron, every, timezone, catch_up, paused, next_fire_at, payload"
                      " from q.schedule('nightly', '30 2 * * mon-fri', 's', %s, timezone => 'Europe/Berlin')",

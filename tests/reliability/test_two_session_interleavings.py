@@ -163,7 +163,8 @@ def test_complete_waiting_on_an_uncommitted_reap_of_its_claim_is_refused(
     late = blocks(b, "select q.complete(%s, %s)", (job_id, token))
     a.conn.commit()
     assert outcome(late) == [(False,)]
-    assert conn.execute("select state, crashes, token from q_data.job where id = %s", (job_id,)).fetchone() == ("w", 1, None)
+    assert conn.execute("select state, crashes, token from q_data.job where id = "
+                        "%s", (job_id,)).fetchone() == ("w", 1, None)
     record("6", "reap || complete (late complete refused)", result="passed")
 
 

@@ -39,7 +39,8 @@ def test_enqueue_stats_jobs_cancel_retry_and_reap(db_url: str) -> None:
     assert done.returncode == 0, done.stderr
     job = int(done.stdout.strip())
     later = int(pgq(db_url, "enqueue", "mail", "[1, 2]", "--run-at", "+1h").stdout.strip())
-    assert scalar(db_url, "select (priority, dedup_key, state) = (3::smallint, 'ada', 'w') from q_data.job where id = %s",
+    assert scalar(db_url, "select (priority, dedup_key, state) = (3::smallint, 'ada', 'w') from q_data.job where "
+                          "id = %s",
                   (job,))
     assert scalar(db_url, "select state = 's' and run_at > now() + interval '50 minutes' from q_data.job where id = %s",
                   (later,))

@@ -71,7 +71,8 @@ def test_a_worker_keeps_every_key_to_its_rate_and_claims_again_when_the_key_may_
             wait_for(lambda: conn.execute("select count(*) from starts").fetchone()[0] >= len(payloads), 15,
                      "every job started")
             took = time.monotonic() - begun
-            wait_for(lambda: conn.execute("select count(*) from q_data.job").fetchone()[0] == 0, 10, "every job finished")
+            wait_for(lambda: conn.execute("select count(*) from q_data.job").fetchone()[0] == 0, 10, "every job "
+                                                                                                     "finished")
             rounds = worker.rounds_sent
         finally:
             worker.stop()
@@ -137,7 +138,8 @@ def test_pgq_configure_key_rate_and_limits_commands(db_url: str) -> None:
     done = pgq(db_url, "configure", "feeds", "--unlimit", "key_rate")
     assert done.returncode == 0, done.stderr
     with psycopg.connect(db_url, autocommit=True) as conn:
-        assert conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = 'feeds'").fetchone() \
+        assert conn.execute("select key_concurrency, key_rate, key_per from q_data.queue where name = "
+                            "'feeds'").fetchone() \
             == (4, None, None)
     assert "3/1m" not in pgq(db_url, "limits").stdout
     for args, code, text in (

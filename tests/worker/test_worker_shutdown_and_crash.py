@@ -89,7 +89,8 @@ def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
     assert pid == rescuer.pid and attempt == 2
     assert elapsed < 2.0
     # The handler logs "end" before the worker's next round trip completes the job: wait for that.
-    crashes = wait_for(lambda: scalar(db_url, "select array_agg(crashes) from q_data.job_history where id = %s", (job,)),
+    crashes = wait_for(lambda: scalar(db_url, "select array_agg(crashes) from q_data.job_history where id = "
+                                              "%s", (job,)),
                        10, "the job to be completed")
     assert crashes == [1]
     assert len(listener_pids(db_url)) == 1

@@ -111,7 +111,8 @@ SECURITY = [
     "| attack | who can mount it | 0002 | since 0003 | test |",
     "|---|---|---|---|---|",
     "| hold the reaper's turn, advisory lock (1885827328, 0) | any login role | every `q.reap()` returned 0: no "
-    "crashed worker's job came back, on any queue | the turn is a row lock on `q_data.reaper_turn` (owner-only table) | "
+    "crashed worker's job came back, on any queue | the turn is a row lock on `q_data.reaper_turn` (owner-only "
+    "table) | "
     "`pgtap/reap/ignores_advisory_locks_any_role_can_take.sql`, `tests/worker/test_hostile_sessions.py` |",
     "| hold the migration lock, advisory lock (1885827328, -1) | any login role | `alembic upgrade` waited forever | "
     "`LOCK TABLE q.alembic_version` (owner or superuser only) | `tests/worker/test_hostile_sessions.py` |",

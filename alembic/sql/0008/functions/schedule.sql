@@ -22,6 +22,7 @@ declare
   v_old       q_data.schedule;
   v_queue_id  integer;
   v_next      timestamptz;
+  v_gap       integer;
 begin
   -- Everything is checked before anything is written.
   if schedule.name is null then
@@ -40,8 +41,24 @@ begin
     raise exception 'give exactly one of cron (e.g. ''0 3 * * *'') and every (e.g. ''30 seconds'')'
       using errcode = '22023';
   end if;
+  select * into v_old from q_data.schedule s where s.name = schedule.name;
   if schedule.cron is not null then
     v_spec := q.cron_parse(schedule.cron);
+    -- A spec that matches days years apart ('0 0 29 2 */7': Feb 29 on a
+    -- Sunday, 28 to 40 years apart) would fire once and then stop without a
+    -- word, q.cron_next searching 8 years ahead: it is refused here. Asked
+    -- only of a cron text new for this schedule that restricts its days.
+    if not (v_spec.days_star and v_spec.weekdays_star) and schedule.cron is distinct from v_old.cron then
+      v_gap := q.cron_longest_gap(v_spec);
+      if v_gap is null then
+        raise exception 'cron expression "%" never fires (no day matches it, e.g. February 30)', schedule.cron
+          using errcode = '22023';
+      elsif v_gap > 2921 then
+        raise exception 'cron expression "%" fires on days up to % years apart; pgq needs a slot at least every 8 years',
+          schedule.cron, round(v_gap / 365.2425, 1)
+          using errcode = '22023';
+      end if;
+    end if;
   elsif schedule.every < interval '1 second' or schedule.every > interval '366 days'
      or date_part('month', schedule.every) <> 0 or date_part('year', schedule.every) <> 0
      or extract(epoch from schedule.every) <> trunc(extract(epoch from schedule.every)) then
@@ -52,7 +69,6 @@ begin
   if schedule.timezone is null then
     raise exception 'timezone must not be null (the default is UTC)' using errcode = '22004';
   end if;
-  select * into v_old from q_data.schedule s where s.name = schedule.name;
   -- pg_timezone_names reads the zone files (about 20 ms), so it is asked only
   -- about a zone that is new for this schedule: a start-up sync that writes
   -- the same definitions again stays cheap.
@@ -61,7 +77,11 @@ begin
     raise exception 'unknown time zone %: use an IANA name such as Europe/Berlin or UTC', quote_literal(left(schedule.timezone, 100))
       using errcode = '22023';
   end if;
-  perform q.check_job_options(schedule.payload, schedule.priority, schedule.max_attempts);
+  -- Each job's payload is the schedule's plus "schedule" and "slot" (a slot
+  -- is always 20 characters): the size cap counts them.
+  perform q.check_job_options(
+    schedule.payload || jsonb_build_object('schedule', schedule.name, 'slot', '2000-01-01T00:00:00Z'),
+    schedule.priority, schedule.max_attempts);
   if jsonb_typeof(schedule.payload) <> 'object' then
     raise exception 'a schedule''s payload must be a JSON object (each job gets it with "schedule" and "slot" added), got %',
       jsonb_typeof(schedule.payload)
