@@ -31,12 +31,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def dashboard(url: str, log: Path, *args: str) -> Iterator[str]:
+def dashboard(url: str, log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`pgq dashboard` on a free port; yields its base URL; stopped (SIGTERM) at the end."""
     port = free_port()
     with log.open("w") as out:
         proc = subprocess.Popen([PGQ, "dashboard", "--port", str(port), *args], stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "DATABASE_URL": url, "PYTHONUNBUFFERED": "1"})
+                                env={**os.environ, "DATABASE_URL": url, "PYTHONUNBUFFERED": "1", **(env or {})})
     base = f"http://127.0.0.1:{port}"  # with --root-path, as a proxy that strips the prefix sends it
     try:
         deadline = time.monotonic() + 30

@@ -49,7 +49,7 @@ class Browserless:
 
 
 def token(page: str) -> str:
-    found = re.search(r'name="csrf-token" content="([0-9a-f]+)"', page)
+    found = re.search(r'name="csrf-token" content="([^"]+)"', page)
     assert found, "no CSRF token on the page"
     return found.group(1)
 

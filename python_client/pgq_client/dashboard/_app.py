@@ -9,18 +9,25 @@ in Starlette's thread pool on a small psycopg pool whose connections carry a
 Who may act is the database's decision: the dashboard shows actions (pause,
 resume, retry, cancel, bulk retry) only when its role may call those
 functions (``pgq_admin``) and it was not started ``read_only``; a POST is
-refused (403) otherwise. Every POST carries a CSRF token: an HMAC, under a
-key made when the app starts, of a random cookie (``SameSite=Strict``,
-``HttpOnly``) set with the first page.
+refused (403) otherwise.
+
+Which requests it answers (``_guard``): a Host allow-list on every request
+(400 for another name: DNS rebinding), and on every POST the browser's
+``Sec-Fetch-Site`` / ``Origin`` must say it comes from the dashboard's own
+pages (403). Every POST also carries a CSRF token (``_session``): an HMAC,
+under a key made when the app starts, of a server-issued session id (cookie
+``pgq_session``, ``SameSite=Strict``, ``HttpOnly``) and an expiry, so a token
+is worth nothing with a cookie the client made up, and nothing after its
+lifetime (an hour by default). Text searches read large payloads: at most
+``max_searches`` run at once, and another is refused at once (429) so the
+other pages keep their connections.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import secrets
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,17 +43,19 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from .. import _queries as sql
 from .. import observe
+from ._guard import Guard
+from ._session import TOKEN_LIFETIME, Sessions
 from ._svg import sparkline
 
 HERE = Path(__file__).resolve().parent
-COOKIE = "pgq_csrf"
+COOKIE = "pgq_session"
 FLASH = "pgq_flash"
 PAGE_SIZE = 50
 BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
@@ -63,14 +72,24 @@ SECURITY_HEADERS = {
 }
 
 
+# Text searches running at once when not told (each holds one of the pool's connections for up to query_timeout).
+MAX_SEARCHES = 2
+
+
 class Dashboard:
-    """The app's state: the pool, the CSRF key, the templates."""
+    """The app's state: the pool, the sessions and their CSRF tokens, the Host/Origin guard, the templates."""
 
     def __init__(self, database_url: str, *, read_only: bool = False, pool_size: int = 4,
-                 query_timeout: float = 5.0) -> None:
+                 query_timeout: float = 5.0, allowed_hosts: Iterable[str] = (), bound_host: str | None = None,
+                 token_lifetime: float = TOKEN_LIFETIME, max_searches: int = MAX_SEARCHES) -> None:
+        if max_searches < 1:
+            raise ValueError(f"max_searches must be at least 1, got {max_searches}")
         self.read_only = read_only
         self.query_timeout = timedelta(seconds=query_timeout)
-        self.key = secrets.token_bytes(32)
+        self.sessions = Sessions(lifetime=token_lifetime)
+        self.guard = Guard(bound_host=bound_host, allowed_hosts=allowed_hosts)
+        self.max_searches = max_searches
+        self.searches = threading.BoundedSemaphore(max_searches)
         self.pool: ConnectionPool[Any] = ConnectionPool(
             database_url, min_size=1, max_size=pool_size, open=False, name="pgq-dashboard",
             kwargs={"autocommit": True, "application_name": "pgq-dashboard"}, configure=self._configure)
@@ -89,29 +108,34 @@ class Dashboard:
 
     # -- CSRF and flash messages -------------------------------------------------------------------
 
-    def token(self, cookie: str) -> str:
-        return hmac.new(self.key, cookie.encode(), hashlib.sha256).hexdigest()
-
     async def checked_form(self, request: Request) -> dict[str, str]:
-        """The POSTed form if its CSRF token is this browser's; 403 otherwise."""
+        """The POSTed form if its CSRF token is this session's and unexpired; 403 (saying why) otherwise."""
         form = await request.form()
         values = {k: v for k, v in form.items() if isinstance(v, str)}
-        cookie = request.cookies.get(COOKIE, "")
-        given = values.get("csrf", "")
-        if not cookie or not given or not hmac.compare_digest(given, self.token(cookie)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+        refused = self.sessions.check(request.cookies.get(COOKIE), values.get("csrf"))
+        if refused is not None:
+            raise HTTPException(403, refused)
         return values
 
     # -- rendering ---------------------------------------------------------------------------------
 
-    def render(self, request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> Response:
-        cookie = request.cookies.get(COOKIE) or secrets.token_urlsafe(24)
+    def render(self, request: Request, name: str, context: dict[str, Any], status_code: int = 200,
+               headers: dict[str, str] | None = None) -> Response:
+        cookie = request.cookies.get(COOKIE)
+        sid = self.sessions.session(cookie)
+        if sid is None:  # none yet, or one this server did not issue: a new one
+            cookie = self.sessions.issue()
+            sid = self.sessions.session(cookie)
+            assert sid is not None
+        else:
+            cookie = None
         flash = request.cookies.get(FLASH)
         base = request.scope.get("root_path", "").rstrip("/")
-        page = {"request": request, "base": base, "csrf": self.token(cookie), "flash": _unflash(flash),
+        page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": _unflash(flash),
                 "read_only": self.read_only, **context}
-        response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code)
-        if COOKIE not in request.cookies:
+        response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code,
+                                                             headers=headers)
+        if cookie is not None:
             response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path=base or "/")
         if flash is not None:
             response.delete_cookie(FLASH, path=base or "/")
@@ -133,6 +157,18 @@ class Dashboard:
     def read(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
         with self.pool.connection() as conn:
             return fn(conn, observe.features(conn))
+
+    def search(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
+        """``read`` for a text search: at most ``max_searches`` at once; another is refused now (429), not queued."""
+        if not self.searches.acquire(blocking=False):
+            raise HTTPException(429, f"{self.max_searches} text search(es) are already running, the most this"
+                                     " dashboard runs at once (they read whole payloads): try again in a few"
+                                     " seconds, or narrow the search to a queue and state",
+                                headers={"Retry-After": "2"})
+        try:
+            return self.read(fn)
+        finally:
+            self.searches.release()
 
     def may_act(self, feats: observe.Features) -> bool:
         return feats.admin and not self.read_only
@@ -255,7 +291,7 @@ def make_app(dash: Dashboard) -> Starlette:
                                         limit=PAGE_SIZE)
             return {"page": page, "queues": names, "queue": chosen, "can_act": dash.may_act(feats)}
 
-        data = dash.read(read)
+        data = dash.search(read) if text else dash.read(read)
         queue = data["queue"]
         path = "/dead" if dead_only else "/jobs"  # links are app paths; templates put the root path in front
         filters = {k: v for k, v in (("queue", queue), ("state", None if dead_only else state), ("text", text)) if v}
@@ -385,8 +421,16 @@ def make_app(dash: Dashboard) -> Starlette:
         finally:
             await run_in_threadpool(dash.pool.close)
 
-    async def headers(request: Request, call_next: Any) -> Response:
-        response: Response = await call_next(request)
+    async def guard(request: Request, call_next: Any) -> Response:
+        """Every request: the Host allow-list (400); every POST: from this dashboard's pages (403). Then headers."""
+        response: Response
+        refused = dash.guard.refuse_host(request.headers.get("host"))
+        if refused is not None:  # plain text: no session, no token for a name we do not answer to
+            response = PlainTextResponse(refused, status_code=400)
+        elif (why := dash.guard.refuse_cross_site(request.method, request.headers)) is not None:
+            response = dash.render(request, "error.html", {"nav": "", "status": 403, "detail": why}, status_code=403)
+        else:
+            response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -406,7 +450,7 @@ def make_app(dash: Dashboard) -> Starlette:
         Route("/dead/retry", retry_dead, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BaseHTTPMiddleware, dispatch=headers)],
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
                      exception_handlers={HTTPException: _error(dash), psycopg.Error: _database_error(dash)})
 
 
@@ -431,7 +475,7 @@ def _error(dash: Dashboard) -> Callable[[Request, Exception], Any]:
     def handle(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         return dash.render(request, "error.html", {"nav": "", "status": exc.status_code, "detail": exc.detail},
-                           status_code=exc.status_code)
+                           status_code=exc.status_code, headers=dict(exc.headers or {}))
 
     return handle
 
