@@ -22,6 +22,8 @@ def test_the_host_allow_list_has_the_local_names_the_bound_host_and_the_extra_on
         assert "does not answer to Host" in (guard.refuse_host(bad) or ""), bad
     assert Guard(bound_host="0.0.0.0").hosts == {"localhost", "127.0.0.1", "::1"}  # a wildcard adds no name
     assert Guard(allowed_hosts=["*"]).refuse_host("anything.example") is None
+    assert Guard(allowed_hosts=["PGQ.example.com:8443", "[fd00::7]"]).hosts >= {"pgq.example.com", "fd00::7"}
+    assert Guard(bound_host="::").hosts == {"localhost", "127.0.0.1", "::1"}
 
 
 def test_a_post_must_come_from_the_dashboards_own_pages() -> None:

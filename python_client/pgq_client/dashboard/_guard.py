@@ -39,8 +39,11 @@ def host_name(header: str | None) -> str | None:
 
 
 def _normal(name: str) -> str:
-    name = name.strip().lower().rstrip(".")
-    return name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    """A configured name as :func:`host_name` reads a header (a port or brackets given with it are dropped)."""
+    name = name.strip()
+    if name in WILDCARDS:
+        return name
+    return host_name(name) or name.lower().rstrip(".")
 
 
 class Guard:
