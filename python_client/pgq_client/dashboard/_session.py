@@ -11,6 +11,7 @@ parameter, so the rules are tested without a server.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -53,6 +54,23 @@ class Sessions:
         """The CSRF token of a page rendered now for session ``sid``."""
         expiry = int(self.clock() + self.lifetime)
         return f"{expiry}.{self._mac('csrf', sid, str(expiry))}"
+
+    def seal(self, text: str) -> str:
+        """``text`` signed for a cookie (the flash message), so only this server's messages are shown."""
+        raw = base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+        return f"{raw}.{self._mac('flash', raw)}"
+
+    def unseal(self, value: str | None) -> str | None:
+        """The text of a value :meth:`seal` made; None for anything else."""
+        if not value or value.count(".") != 1:
+            return None
+        raw, mac = value.split(".")
+        if not hmac.compare_digest(mac, self._mac("flash", raw)):
+            return None
+        try:
+            return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
+        except ValueError:
+            return None
 
     def check(self, cookie: str | None, token: str | None) -> str | None:
         """None if ``token`` is this session's and unexpired; else why not, in words for the person who clicked."""
