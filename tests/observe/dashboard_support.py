@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +78,8 @@ def jobs_in_every_state(url: str) -> Jobs:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("select q.configure('emails', keep_completed => true, max_attempts => 1)")
         made.waiting = enqueue_many(conn, "emails", [{"to": f"user{n}@example.com"} for n in range(5)])
-        made.scheduled = enqueue(conn, "emails", {"to": "later@example.com"}, run_at=None)
-        conn.execute("update q.job set state = 's', run_at = now() + interval '1 hour' where id = %s",
-                     (made.scheduled,))
+        made.scheduled = enqueue(conn, "emails", {"to": "later@example.com"},
+                                 run_at=datetime.now(timezone.utc) + timedelta(hours=1))
         dead = enqueue_many(conn, "emails", [{"to": f"full{n}@example.com"} for n in range(3)])
         slow = enqueue(conn, "emails", {"to": "slow@example.com"})
         done = enqueue_many(conn, "emails", [{"to": f"done{n}@example.com"} for n in range(2)])
