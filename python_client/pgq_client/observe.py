@@ -205,6 +205,16 @@ def resume(conn: Connection, queue: str) -> None:
     calls.resume(conn, queue)
 
 
+def pause_schedule(conn: Connection, name: str) -> bool:
+    """Stop a schedule firing; False if there is none of that name (``q.pause_schedule``)."""
+    return calls.pause_schedule(conn, name)
+
+
+def resume_schedule(conn: Connection, name: str) -> bool:
+    """Let a paused schedule fire from its next slot after now; False if there is none of that name."""
+    return calls.resume_schedule(conn, name)
+
+
 @dataclass(frozen=True)
 class Bulk:
     """What a bulk action did: jobs changed, jobs left alone (a live job holds their dedup key), more match."""

@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def dashboard(url: str, log: Path, *args: str) -> Iterator[str]:
+def dashboard(url: str, log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`pgq dashboard` on a free port; yields its base URL; stopped (SIGTERM) at the end."""
     port = free_port()
     with log.open("w") as out:
         proc = subprocess.Popen([PGQ, "dashboard", "--port", str(port), *args], stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "DATABASE_URL": url, "PYTHONUNBUFFERED": "1"})
+                                env={**os.environ, "DATABASE_URL": url, "PYTHONUNBUFFERED": "1", **(env or {})})
     base = f"http://127.0.0.1:{port}"  # with --root-path, as a proxy that strips the prefix sends it
     try:
         deadline = time.monotonic() + 30
@@ -77,9 +78,8 @@ def jobs_in_every_state(url: str) -> Jobs:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("select q.configure('emails', keep_completed => true, max_attempts => 1)")
         made.waiting = enqueue_many(conn, "emails", [{"to": f"user{n}@example.com"} for n in range(5)])
-        made.scheduled = enqueue(conn, "emails", {"to": "later@example.com"}, run_at=None)
-        conn.execute("update q_data.job set state = 's', run_at = now() + interval '1 hour' where id = %s",
-                     (made.scheduled,))
+        made.scheduled = enqueue(conn, "emails", {"to": "later@example.com"},
+                                 run_at=datetime.now(timezone.utc) + timedelta(hours=1))
         dead = enqueue_many(conn, "emails", [{"to": f"full{n}@example.com"} for n in range(3)])
         slow = enqueue(conn, "emails", {"to": "slow@example.com"})
         done = enqueue_many(conn, "emails", [{"to": f"done{n}@example.com"} for n in range(2)])

@@ -49,7 +49,7 @@ class Browserless:
 
 
 def token(page: str) -> str:
-    found = re.search(r'name="csrf-token" content="([0-9a-f]+)"', page)
+    found = re.search(r'name="csrf-token" content="([^"]+)"', page)
     assert found, "no CSRF token on the page"
     return found.group(1)
 
@@ -73,6 +73,7 @@ def test_every_action_needs_this_browsers_csrf_token(db_url: str, tmp_path: Path
         assert me.post(pause, {"csrf": "0" * 64}) == 403
         assert Browserless().post(pause, {"csrf": good}) == 403  # the token without its cookie
         assert other.post(pause, {"csrf": good}) == 403  # someone else's token
+        assert me.post(base + "/schedules/pause", {"name": "any"}) == 403  # schedule actions too
         assert not is_paused(db_url)
         assert me.post(pause, {"csrf": good, "back": "//evil.example/"}) == 303
         assert is_paused(db_url)
@@ -80,6 +81,8 @@ def test_every_action_needs_this_browsers_csrf_token(db_url: str, tmp_path: Path
 
 def test_read_only_mode_shows_no_action_and_refuses_them(db_url: str, tmp_path: Path) -> None:
     jobs_in_every_state(db_url)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select q.schedule(name => 'nightly', cron => '0 3 * * *', queue => 'emails', payload => '{}')")
     with dashboard(db_url, tmp_path / "d.log", "--read-only") as base:
         me = Browserless()
         status, page = me.get(base + "/")
@@ -88,6 +91,11 @@ def test_read_only_mode_shows_no_action_and_refuses_them(db_url: str, tmp_path: 
         status, dead = me.get(base + "/dead?queue=emails")
         assert status == 200 and "Retry" not in dead
         assert me.post(base + "/queues/emails/pause", {"csrf": token(page)}) == 403
+        status, schedules = me.get(base + "/schedules")
+        assert status == 200 and "nightly" in schedules and "<button" not in schedules.split("<main>", 1)[1]
+        assert me.post(base + "/schedules/pause", {"csrf": token(page), "name": "nightly"}) == 403
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        assert conn.execute("select paused from q.schedules('nightly')").fetchone() == (False,)
     assert not is_paused(db_url)
 
 
@@ -112,7 +120,7 @@ def test_a_role_without_pgq_admin_gets_no_actions(db_url: str, tmp_path: Path) -
             me = Browserless()
             status, page = me.get(base + "/")
             assert status == 200 and "this role is not pgq_admin" in page
-            assert "<button" not in page
+            assert "<button" not in page.split("<main>", 1)[1]  # (the header's auto-refresh toggle is no action)
             assert me.post(base + "/queues/emails/pause", {"csrf": token(page)}) == 403
         assert not is_paused(db_url)
     finally:

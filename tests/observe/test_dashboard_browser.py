@@ -8,6 +8,8 @@ they go to the test's temporary folder (they change with every run: ages, ids).
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,14 @@ def flash(browser: Any) -> str:
     return str(WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.ID, "flash"))).text)
 
 
+def pause_auto_refresh(browser: Any) -> None:
+    """Click the header's toggle to paused (the browser remembers it for every page)."""
+    toggle = WebDriverWait(browser, 10).until(ec.visibility_of_element_located((By.ID, "refresh-toggle")))
+    if "paused" not in toggle.text:
+        toggle.click()
+    assert toggle.text == "Auto-refresh: paused"
+
+
 def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         db_url: str, tmp_path: Path, browser: Any) -> None:
     made = jobs_in_every_state(db_url)
@@ -57,6 +67,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         # Queues: what q.stats says, row by row.
         browser.get(base + "/")
         row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-queue="emails"]')))
+        pause_auto_refresh(browser)  # (the next test watches it work) no row is swapped under a click here
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[:6] == ["emails", "active", "5", "1", "1", "4"], cells
         if observability:  # throughput: the 2 completed jobs of this minute, as a sparkline (q_data.throughput)
@@ -157,8 +168,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         # Health (q.health): every check of a fresh install; pages whose SQL is not installed say so.
         browser.get(base + "/health")
         if observability:
-            checks = {r.get_attribute("data-check")
-                      for r in browser.find_elements(By.CSS_SELECTOR, "#health tbody tr")}
+            checks = {r.get_attribute("data-check") for r in browser.find_elements(By.CSS_SELECTOR, "tr[data-check]")}
             assert {"server_settings", "table_settings", "vacuum", "xmin_horizon"} <= checks, checks
             browser.save_screenshot(str(out / "dashboard-health.png"))
         else:
@@ -167,4 +177,137 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
             browser.get(base + path)
             assert (browser.find_elements(By.ID, "placeholder") or browser.find_elements(By.TAG_NAME, "table")
                     or browser.find_elements(By.CSS_SELECTOR, "p.empty")), path  # (schedules: none defined)
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+FAILED_IN_HANDLER = """Traceback (most recent call last):
+  File "/app/.venv/lib/python3.11/site-packages/pgq_client/worker/_worker.py", line 680, in run_job
+    value = handler(ctx, payload)
+  File "/app/tasks.py", line 12, in send
+    raise ValueError("bad address")
+ValueError: bad address
+"""
+
+
+def waiting_in(browser: Any, queue: str) -> str:
+    return str(browser.find_element(By.CSS_SELECTOR, f'tr[data-queue="{queue}"] td:nth-child(3)').text)
+
+
+def schedule_paused(url: str, name: str) -> bool:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("select paused from q.schedules(name => %s)", (name,)).fetchone()
+        assert row is not None
+        return bool(row[0])
+
+
+def test_the_dashboard_in_chromium_refreshes_itself_pauses_schedules_and_opens_a_job_by_id(
+        db_url: str, tmp_path: Path, browser: Any) -> None:
+    made = jobs_in_every_state(db_url)
+    observability = installed(db_url, "job_page")
+    out = shots(tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    wait = WebDriverWait(browser, 15)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select q.schedule(name => 'nightly-report', cron => '0 3 * * *', queue => 'emails',"
+                     " payload => '{\"report\": \"nightly\", \"to\": \"ops@example.com\"}',"
+                     " timezone => 'Europe/Berlin')")
+        conn.execute("select q.schedule(name => 'heartbeat', cron => null, every => '30 seconds', queue => 'sms',"
+                     " payload => '{}')")
+        # A job that died, was retried and died again: two runs of attempt 1.
+        conn.execute("select q.configure('once', max_attempts => 1)")
+        twice = conn.execute("select q.enqueue('once', '{\"n\": 1}')").fetchone()[0]  # type: ignore[index]
+        for n in range(2):
+            token = conn.execute("select token from q.claim('once', 1)").fetchone()[0]  # type: ignore[index]
+            conn.execute("select q.fail(%s, %s, %s)", (twice, token, FAILED_IN_HANDLER.replace("bad", f"bad{n}")))
+            if n == 0:
+                conn.execute("select q.retry(%s)", (twice,))
+    with dashboard(db_url, tmp_path / "dashboard.log") as base:
+        # Schedules: readable columns, yes/no, times with their zone, no overflow at 1280 px; pause and resume.
+        browser.get(base + "/schedules")
+        table = wait.until(ec.presence_of_element_located((By.ID, "schedules")))
+        heads = [h.text for h in table.find_elements(By.CSS_SELECTOR, "thead th")]
+        assert heads[:7] == ["NAME", "QUEUE", "RUNS", "TIME ZONE", "PAUSED", "NEXT RUN", "LAST RUN"], heads  # CSS caps
+        row = browser.find_element(By.CSS_SELECTOR, 'tr[data-schedule="nightly-report"]')
+        assert row.find_element(By.CSS_SELECTOR, "td.paused").text == "no"
+        nxt = row.find_element(By.CSS_SELECTOR, "td.next").text
+        assert " UTC" in nxt and "Europe/Berlin" in nxt and "03:00:00 Europe/Berlin" in nxt, nxt
+        assert row.find_element(By.CSS_SELECTOR, "td.next .local").text  # the browser's own time
+        assert "every 30 s" in browser.find_element(By.CSS_SELECTOR, 'tr[data-schedule="heartbeat"]').text
+        assert "False" not in table.text and "True" not in table.text and "next_fire_at" not in table.text
+        assert browser.execute_script(
+            "const s = document.querySelector('.scroll'); return s.scrollWidth <= s.clientWidth"
+            " && document.documentElement.scrollWidth <= window.innerWidth")
+        browser.save_screenshot(str(out / "dashboard-schedules.png"))
+        row.find_element(By.CSS_SELECTOR, "button.pause").click()
+        assert flash(browser) == "schedule nightly-report paused"
+        assert schedule_paused(db_url, "nightly-report")
+        row = browser.find_element(By.CSS_SELECTOR, 'tr[data-schedule="nightly-report"]')
+        assert row.find_element(By.CSS_SELECTOR, "td.paused").text == "yes"
+        row.find_element(By.CSS_SELECTOR, "button.resume").click()
+        assert flash(browser) == "schedule nightly-report resumed"
+        assert not schedule_paused(db_url, "nightly-report")
+
+        # Auto-refresh: the queue page shows new jobs without a reload; paused, it does not; on again, it does.
+        browser.get(base + "/")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-queue="sms"]')))
+        toggle = browser.find_element(By.ID, "refresh-toggle")
+        assert toggle.text == "Auto-refresh: every 5 s"
+        browser.execute_script("window.pgqNotReloaded = true")
+        assert waiting_in(browser, "sms") == "2"
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("select q.enqueue('sms', '{}') from generate_series(1, 3)")
+        WebDriverWait(browser, 12).until(lambda b: waiting_in(b, "sms") == "5")
+        assert browser.execute_script("return window.pgqNotReloaded === true")  # swapped in place, not reloaded
+        toggle.click()
+        assert toggle.text == "Auto-refresh: paused"
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("select q.enqueue('sms', '{}')")
+        time.sleep(6.5)
+        assert waiting_in(browser, "sms") == "5"
+        toggle.click()
+        WebDriverWait(browser, 12).until(lambda b: waiting_in(b, "sms") == "6")
+
+        # Not while a form is being filled in: the typed text stays.
+        browser.get(base + "/jobs")
+        typed = wait.until(ec.presence_of_element_located((By.ID, "filter-text")))
+        typed.send_keys("half-typed")
+        browser.find_element(By.TAG_NAME, "h1").click()  # focus elsewhere: the form is still edited
+        time.sleep(6.5)
+        assert browser.find_element(By.ID, "filter-text").get_attribute("value") == "half-typed"
+        assert browser.find_element(By.ID, "page").get_attribute("data-refreshed") is None
+
+        # Job-id search: a number opens that job; an unknown one is searched as text and says so.
+        typed = browser.find_element(By.ID, "filter-text")
+        typed.clear()
+        typed.send_keys(str(made.running))
+        browser.find_element(By.ID, "filter-apply").click()
+        wait.until(ec.url_matches(rf"/jobs/{made.running}$"))
+        assert browser.find_element(By.TAG_NAME, "h1").text.startswith(f"Job {made.running}")
+        browser.get(base + "/jobs?text=%23999999")
+        assert "No job 999999" in wait.until(ec.presence_of_element_located((By.ID, "no-job"))).text
+
+        # A job retried once: errors newest first, attempts numbered on across the retry, the exception line
+        # (not pgq's frame) in the summary.
+        browser.get(base + f"/jobs/{twice}")
+        sections = browser.find_elements(By.CSS_SELECTOR, "section.attempt")
+        assert [s.get_attribute("data-attempt") for s in sections] == ["2", "1"]
+        assert "after retry 1" in sections[0].find_element(By.TAG_NAME, "h3").text
+        assert [s.find_element(By.CSS_SELECTOR, ".error-line").text for s in sections] == [
+            "ValueError: bad1 address", "ValueError: bad0 address"]
+        if observability:
+            summary = browser.find_element(By.CSS_SELECTOR, "#explain li").text
+            assert "ValueError: bad1 address" in summary and "Traceback" not in summary, summary
+        browser.get(base + "/dead?queue=once")
+        assert browser.find_element(By.CSS_SELECTOR, f'tr[data-job="{twice}"] td.error').text == \
+            "ValueError: bad1 address"
+
+        # Health: one summary line, problems first.
+        if observability:
+            browser.get(base + "/health")
+            summary = " ".join(wait.until(ec.presence_of_element_located((By.ID, "health-summary"))).text.split())
+            assert re.fullmatch(r"(\d+ (critical|warning|info|ok) ?)+(· every check is ok)?", summary), summary
+            severities = [r.get_attribute("data-severity")
+                          for r in browser.find_elements(By.CSS_SELECTOR, "tr[data-check]")]
+            order = ["critical", "warning", "info", "ok"]
+            assert severities == sorted(severities, key=order.index), severities
         assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]

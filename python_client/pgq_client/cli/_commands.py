@@ -681,6 +681,18 @@ def dashboard(
     root_path: Annotated[
         str, typer.Option("--root-path", help="URL prefix when served under a path of a proxy, e.g. /pgq.")
     ] = "",
+    allowed_host: Annotated[
+        list[str] | None, typer.Option(
+            "--allowed-host", help="A Host name to answer to besides localhost, 127.0.0.1, [::1] and --host"
+            " (repeatable; the name people browse to, or that a proxy sends; '*' for any).")
+    ] = None,
+    token_lifetime: Annotated[
+        int, typer.Option("--token-lifetime", min=1, envvar="PGQ_DASHBOARD_TOKEN_LIFETIME",
+                          help="Seconds a page's actions (its CSRF token) stay valid.")
+    ] = 3600,
+    max_searches: Annotated[
+        int, typer.Option("--max-searches", min=1, help="Text searches run at once; more are refused (429).")
+    ] = 2,
 ) -> None:
     """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C."""
     need_extra("dashboard", "starlette", "jinja2", "uvicorn", "multipart", "psycopg_pool")
@@ -691,8 +703,12 @@ def dashboard(
         conn.execute("select 1")
     mode = "read-only" if read_only else "actions as the database role allows"
     out.print(f"serving the pgq dashboard at http://{host}:{port}{root_path}/ ({mode})", highlight=False)
+    if host in ("0.0.0.0", "::", "") and not allowed_host:
+        out.print(f"it answers only to Host localhost, 127.0.0.1 and [::1]: add the name people use with"
+                  f" --allowed-host (listening on {host or 'every address'})", highlight=False)
     sys.stdout.flush()
-    serve(url, host=host, port=port, read_only=read_only, root_path=root_path)
+    serve(url, host=host, port=port, read_only=read_only, root_path=root_path, allowed_hosts=allowed_host or (),
+          token_lifetime=token_lifetime, max_searches=max_searches)
 
 
 def hoist_database_url(argv: list[str]) -> list[str]:

@@ -2,6 +2,7 @@
 
     pgq dashboard                      # http://127.0.0.1:8080/ (binds 127.0.0.1 unless told otherwise)
     pgq dashboard --read-only          # no actions, whatever the role may do
+    pgq dashboard --allowed-host pgq.example.com   # a name it answers to besides localhost
 
 Pages: queues (depth, running, dead, throughput sparkline, pause/resume),
 jobs (filters by queue, state and text, keyset paging), a job (payload,
@@ -15,23 +16,36 @@ authentication (see the README, "Operating pgq").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["create_app", "serve"]
 
 
-def create_app(database_url: str, *, read_only: bool = False, pool_size: int = 4, query_timeout: float = 5.0) -> Any:
-    """The ASGI app (Starlette); run it with any ASGI server."""
+def create_app(database_url: str, *, read_only: bool = False, pool_size: int = 4, query_timeout: float = 5.0,
+               allowed_hosts: Iterable[str] = (), bound_host: str | None = None, token_lifetime: float = 3600.0,
+               max_searches: int = 2) -> Any:
+    """The ASGI app (Starlette); run it with any ASGI server.
+
+    It answers only to the Host names localhost, 127.0.0.1, [::1], ``bound_host``
+    (the address it listens on, unless a wildcard) and ``allowed_hosts`` (``"*"``:
+    any); a page's actions (its CSRF token) stay valid for ``token_lifetime``
+    seconds; at most ``max_searches`` text searches run at once.
+    """
     from ._app import Dashboard, make_app
 
-    return make_app(Dashboard(database_url, read_only=read_only, pool_size=pool_size, query_timeout=query_timeout))
+    return make_app(Dashboard(database_url, read_only=read_only, pool_size=pool_size, query_timeout=query_timeout,
+                              allowed_hosts=allowed_hosts, bound_host=bound_host, token_lifetime=token_lifetime,
+                              max_searches=max_searches))
 
 
 def serve(database_url: str, *, host: str = "127.0.0.1", port: int = 8080, read_only: bool = False,
-          root_path: str = "", log_level: str = "warning") -> None:
-    """Serve the dashboard with uvicorn until SIGTERM/SIGINT."""
+          root_path: str = "", log_level: str = "warning", allowed_hosts: Iterable[str] = (),
+          token_lifetime: float = 3600.0, max_searches: int = 2) -> None:
+    """Serve the dashboard with uvicorn until SIGTERM/SIGINT (answering to ``host`` too, see :func:`create_app`)."""
     import uvicorn
 
-    app = create_app(database_url, read_only=read_only)
+    app = create_app(database_url, read_only=read_only, allowed_hosts=allowed_hosts, bound_host=host,
+                     token_lifetime=token_lifetime, max_searches=max_searches)
     uvicorn.run(app, host=host, port=port, root_path=root_path, log_level=log_level, server_header=False,
                 proxy_headers=False)

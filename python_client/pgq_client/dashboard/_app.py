@@ -9,18 +9,26 @@ in Starlette's thread pool on a small psycopg pool whose connections carry a
 Who may act is the database's decision: the dashboard shows actions (pause,
 resume, retry, cancel, bulk retry) only when its role may call those
 functions (``pgq_admin``) and it was not started ``read_only``; a POST is
-refused (403) otherwise. Every POST carries a CSRF token: an HMAC, under a
-key made when the app starts, of a random cookie (``SameSite=Strict``,
-``HttpOnly``) set with the first page.
+refused (403) otherwise.
+
+Which requests it answers (``_guard``): a Host allow-list on every request
+(400 for another name: DNS rebinding), and on every POST the browser's
+``Sec-Fetch-Site`` / ``Origin`` must say it comes from the dashboard's own
+pages (403). Every POST also carries a CSRF token (``_session``): an HMAC,
+under a key made when the app starts, of a server-issued session id (cookie
+``pgq_session``, ``SameSite=Strict``, ``HttpOnly``) and an expiry, so a token
+is worth nothing with a cookie the client made up, and nothing after its
+lifetime (an hour by default). Text searches read large payloads: at most
+``max_searches`` run at once, and another is refused at once (429) so the
+other pages keep their connections.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import secrets
-from collections.abc import Callable
+import re
+import threading
+from collections.abc import Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,17 +44,20 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from .. import _queries as sql
 from .. import observe
+from . import _format as fmt
+from ._guard import Guard
+from ._session import TOKEN_LIFETIME, Sessions
 from ._svg import sparkline
 
 HERE = Path(__file__).resolve().parent
-COOKIE = "pgq_csrf"
+COOKIE = "pgq_session"
 FLASH = "pgq_flash"
 PAGE_SIZE = 50
 BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
@@ -63,55 +74,73 @@ SECURITY_HEADERS = {
 }
 
 
+# Pages fetch themselves this often (static/pgq.js; a toggle pauses it; not a text search, not while editing a form).
+REFRESH_SECONDS = 5
+# A job id typed into the search box ("#" optional) opens that job; in quotes it is searched as text.
+JOB_ID = re.compile(r'\s*#?(\d{1,18})\s*')
+QUOTED_NUMBER = re.compile(r'\s*"(\d+)"\s*')
+# Text searches running at once when not told (each holds one of the pool's connections for up to query_timeout).
+MAX_SEARCHES = 2
+
+
 class Dashboard:
-    """The app's state: the pool, the CSRF key, the templates."""
+    """The app's state: the pool, the sessions and their CSRF tokens, the Host/Origin guard, the templates."""
 
     def __init__(self, database_url: str, *, read_only: bool = False, pool_size: int = 4,
-                 query_timeout: float = 5.0) -> None:
+                 query_timeout: float = 5.0, allowed_hosts: Iterable[str] = (), bound_host: str | None = None,
+                 token_lifetime: float = TOKEN_LIFETIME, max_searches: int = MAX_SEARCHES) -> None:
+        if max_searches < 1:
+            raise ValueError(f"max_searches must be at least 1, got {max_searches}")
         self.read_only = read_only
         self.query_timeout = timedelta(seconds=query_timeout)
-        self.key = secrets.token_bytes(32)
+        self.sessions = Sessions(lifetime=token_lifetime)
+        self.guard = Guard(bound_host=bound_host, allowed_hosts=allowed_hosts)
+        self.max_searches = max_searches
+        self.searches = threading.BoundedSemaphore(max_searches)
         self.pool: ConnectionPool[Any] = ConnectionPool(
             database_url, min_size=1, max_size=pool_size, open=False, name="pgq-dashboard",
             kwargs={"autocommit": True, "application_name": "pgq-dashboard"}, configure=self._configure)
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
                                  undefined=jinja2.StrictUndefined)
         self.templates = Jinja2Templates(env=env)
-        env.filters["age"] = _age
-        env.filters["when"] = _when
-        env.filters["pretty"] = _pretty
-        env.filters["excerpt"] = _excerpt
-        env.filters["error_line"] = _error_line
-        env.filters["cell"] = _cell
+        for name in ("age", "when", "iso", "in_zone", "pretty", "excerpt", "error_line", "cell", "every",
+                     "numbered_errors", "severity_counts"):
+            env.filters[name] = getattr(fmt, name)
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         observe.bound(conn, self.query_timeout)
 
     # -- CSRF and flash messages -------------------------------------------------------------------
 
-    def token(self, cookie: str) -> str:
-        return hmac.new(self.key, cookie.encode(), hashlib.sha256).hexdigest()
-
     async def checked_form(self, request: Request) -> dict[str, str]:
-        """The POSTed form if its CSRF token is this browser's; 403 otherwise."""
+        """The POSTed form if its CSRF token is this session's and unexpired; 403 (saying why) otherwise."""
         form = await request.form()
         values = {k: v for k, v in form.items() if isinstance(v, str)}
-        cookie = request.cookies.get(COOKIE, "")
-        given = values.get("csrf", "")
-        if not cookie or not given or not hmac.compare_digest(given, self.token(cookie)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+        refused = self.sessions.check(request.cookies.get(COOKIE), values.get("csrf"))
+        if refused is not None:
+            raise HTTPException(403, refused)
         return values
 
     # -- rendering ---------------------------------------------------------------------------------
 
-    def render(self, request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> Response:
-        cookie = request.cookies.get(COOKIE) or secrets.token_urlsafe(24)
+    def render(self, request: Request, name: str, context: dict[str, Any], status_code: int = 200,
+               headers: dict[str, str] | None = None) -> Response:
+        cookie = request.cookies.get(COOKIE)
+        sid = self.sessions.session(cookie)
+        if sid is None:  # none yet, or one this server did not issue: a new one
+            cookie = self.sessions.issue()
+            sid = self.sessions.session(cookie)
+            assert sid is not None
+        else:
+            cookie = None
         flash = request.cookies.get(FLASH)
         base = request.scope.get("root_path", "").rstrip("/")
-        page = {"request": request, "base": base, "csrf": self.token(cookie), "flash": _unflash(flash),
-                "read_only": self.read_only, **context}
-        response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code)
-        if COOKIE not in request.cookies:
+        shown = _unflash(self.sessions.unseal(flash))  # only this server's own messages
+        page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": shown,
+                "read_only": self.read_only, "refresh": REFRESH_SECONDS, **context}
+        response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code,
+                                                             headers=headers)
+        if cookie is not None:
             response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path=base or "/")
         if flash is not None:
             response.delete_cookie(FLASH, path=base or "/")
@@ -124,8 +153,8 @@ class Dashboard:
         if not target.startswith("/") or target.startswith("//") or "\\" in target:
             target = default
         response = RedirectResponse(base + target, status_code=303)
-        response.set_cookie(FLASH, json.dumps({"ok": ok, "text": message[:500]}), httponly=True,
-                            samesite="strict", path=base or "/")
+        sealed = self.sessions.seal(json.dumps({"ok": ok, "text": message[:500]}))
+        response.set_cookie(FLASH, sealed, httponly=True, samesite="strict", path=base or "/")
         return response
 
     # -- database -----------------------------------------------------------------------------------
@@ -133,6 +162,18 @@ class Dashboard:
     def read(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
         with self.pool.connection() as conn:
             return fn(conn, observe.features(conn))
+
+    def search(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
+        """``read`` for a text search: at most ``max_searches`` at once; another is refused now (429), not queued."""
+        if not self.searches.acquire(blocking=False):
+            raise HTTPException(429, f"{self.max_searches} text search(es) are already running, the most this"
+                                     " dashboard runs at once (they read whole payloads): try again in a few"
+                                     " seconds, or narrow the search to a queue and state",
+                                headers={"Retry-After": "2"})
+        try:
+            return self.read(fn)
+        finally:
+            self.searches.release()
 
     def may_act(self, feats: observe.Features) -> bool:
         return feats.admin and not self.read_only
@@ -148,58 +189,6 @@ def _unflash(raw: str | None) -> dict[str, Any] | None:
     if not isinstance(value, dict) or not isinstance(value.get("text"), str):
         return None
     return {"ok": bool(value.get("ok")), "text": value["text"]}
-
-
-# -- template filters -------------------------------------------------------------------------------
-
-
-def _age(value: timedelta | None) -> str:
-    if value is None:
-        return "–"
-    seconds = int(value.total_seconds())
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60} s"
-    if seconds < 86400:
-        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
-    return f"{seconds // 86400} d {seconds % 86400 // 3600} h"
-
-
-def _when(value: datetime | None) -> str:
-    if value is None:
-        return "–"
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
-
-
-def _cell(value: Any) -> str:
-    """A value of a generic table (schedules, health): times in UTC, JSON as JSON, NULL as a dash."""
-    if value is None:
-        return "–"
-    if isinstance(value, datetime):
-        return _when(value)
-    if isinstance(value, timedelta):
-        return _age(value)
-    if isinstance(value, (dict, list)):
-        return _excerpt(value, 120)
-    return str(value)
-
-
-def _excerpt(value: Any, length: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= length else text[: length - 1] + "…"
-
-
-def _error_line(value: Any) -> str:
-    """An error's last non-empty line (a traceback's exception line): of a text, or of a list's last attempt."""
-    if isinstance(value, list):
-        value = value[-1].get("error", "") if value and isinstance(value[-1], dict) else ""
-    lines = [line for line in str(value or "").strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
 
 
 # -- pages ---------------------------------------------------------------------------------------------
@@ -235,10 +224,18 @@ def make_app(dash: Dashboard) -> Starlette:
 
     def _job_list(request: Request, *, dead_only: bool) -> Response:
         p = request.query_params
+        number = None
         queue = p.get("queue") or None
         # No state asked: a queue's waiting line, or with no queue what runs now (any queue).
         state = "dead" if dead_only else (p.get("state") or ("waiting" if queue else "running"))
         text = p.get("text") or None
+        if text and (number := JOB_ID.fullmatch(text)):
+            job_id = int(number.group(1))
+            if dash.read(lambda conn, feats: observe.job(conn, job_id)) is not None:
+                base = request.scope.get("root_path", "").rstrip("/")
+                return RedirectResponse(f"{base}/jobs/{job_id}", status_code=303)
+        if text and (quoted := QUOTED_NUMBER.fullmatch(text)):
+            text = quoted.group(1)
         if state not in observe.STATES:
             raise HTTPException(400, f"state must be one of {', '.join(observe.STATES)}")
         after = _after(p.get("after"))
@@ -255,7 +252,7 @@ def make_app(dash: Dashboard) -> Starlette:
                                         limit=PAGE_SIZE)
             return {"page": page, "queues": names, "queue": chosen, "can_act": dash.may_act(feats)}
 
-        data = dash.read(read)
+        data = dash.search(read) if text else dash.read(read)
         queue = data["queue"]
         path = "/dead" if dead_only else "/jobs"  # links are app paths; templates put the root path in front
         filters = {k: v for k, v in (("queue", queue), ("state", None if dead_only else state), ("text", text)) if v}
@@ -268,7 +265,8 @@ def make_app(dash: Dashboard) -> Starlette:
             "nav": "dead" if dead_only else "jobs", "dead_only": dead_only, "state": state,
             "text": text or "", "paged": after is not None, "states": observe.STATES, "more": more,
             "first": first, "here": here, "path": path, "live": LIVE, "retryable": FINISHED_RETRYABLE,
-            "search_budget": observe.SEARCH_BUDGET, **data})
+            "search_budget": observe.SEARCH_BUDGET, "refresh": 0 if text else REFRESH_SECONDS,
+            "no_job": int(number.group(1)) if text and number else None, **data})
 
     def job_page(request: Request) -> Response:
         job_id = _job_id(request)
@@ -277,7 +275,7 @@ def make_app(dash: Dashboard) -> Starlette:
             job = observe.job(conn, job_id)
             explain = None
             if job is not None and feats.may("explain"):
-                explain = observe.explain(conn, job_id)
+                explain = fmt.explained(observe.explain(conn, job_id), job_id)
             return {"job": job, "explain": explain, "has_explain": feats.has("explain"),
                     "can_act": dash.may_act(feats)}
 
@@ -287,34 +285,44 @@ def make_app(dash: Dashboard) -> Starlette:
         return dash.render(request, "job.html", {"nav": "jobs", "live": LIVE, "retryable": FINISHED_RETRYABLE,
                                                  "here": f"/jobs/{job_id}", **data})
 
-    def listing(name: str, rows: Callable[[psycopg.Connection[Any]], list[observe.Row]]) -> Callable[..., Response]:
+    def listing(name: str, rows: Callable[[psycopg.Connection[Any]], list[observe.Row]],
+                more: Callable[[observe.Features], dict[str, Any]] = lambda feats: {}) -> Callable[..., Response]:
         """A page that lists what ``q.<name>()`` returns, or says it is not installed / not granted."""
 
         def page(request: Request) -> Response:
             def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-                return {"rows": rows(conn) if feats.may(name) else None, "present": feats.has(name)}
+                return {"rows": rows(conn) if feats.may(name) else None, "present": feats.has(name), **more(feats)}
 
             return dash.render(request, f"{name}.html", {"nav": name, **dash.read(read)})
 
         return page
 
-    health_page = listing("health", observe.health)
-    schedules_page = listing("schedules", observe.schedules)
+    def health_rows(conn: psycopg.Connection[Any]) -> list[observe.Row]:
+        return fmt.by_severity(observe.health(conn))
+
+    def schedule_actions(feats: observe.Features) -> dict[str, Any]:
+        may = feats.may("pause_schedule") and feats.may("resume_schedule") and not dash.read_only
+        return {"can_act": may}
+
+    health_page = listing("health", health_rows)
+    schedules_page = listing("schedules", observe.schedules, schedule_actions)
     limits_page = listing("limits", observe.limits)
 
     # -- actions (POST, CSRF, admin) -------------------------------------------------------------------
 
     Action = Callable[[psycopg.Connection[Any], dict[str, str]], str]
 
-    async def act(request: Request, default: str, what: Action) -> Response:
-        """Check the CSRF token, the mode and the role, run ``what`` and go back with its message."""
+    async def act(request: Request, default: str, what: Action, need: str | None = None) -> Response:
+        """Check the CSRF token, the mode and the role (pgq_admin, or may call ``q.<need>``), run ``what`` and go back
+        with its message."""
         form = await dash.checked_form(request)
         if dash.read_only:
             raise HTTPException(403, "this dashboard is read-only")
 
         def run() -> tuple[bool, str]:
             with dash.pool.connection() as conn:
-                if not observe.features(conn).admin:
+                feats = observe.features(conn)
+                if not (feats.may(need) if need else feats.admin):
                     raise HTTPException(403, "this dashboard's database role may not change jobs (needs pgq_admin)")
                 try:
                     return True, what(conn, form)
@@ -342,6 +350,24 @@ def make_app(dash: Dashboard) -> Starlette:
             return f"queue {queue} resumed"
 
         return await act(request, "/", do)
+
+    async def pause_schedule(request: Request) -> Response:
+        def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
+            name = form.get("name", "")
+            if not observe.pause_schedule(conn, name):
+                return f"no schedule {name}"
+            return f"schedule {name} paused"
+
+        return await act(request, "/schedules", do, need="pause_schedule")
+
+    async def resume_schedule(request: Request) -> Response:
+        def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
+            name = form.get("name", "")
+            if not observe.resume_schedule(conn, name):
+                return f"no schedule {name}"
+            return f"schedule {name} resumed"
+
+        return await act(request, "/schedules", do, need="resume_schedule")
 
     async def retry(request: Request) -> Response:
         job_id = _job_id(request)
@@ -385,8 +411,17 @@ def make_app(dash: Dashboard) -> Starlette:
         finally:
             await run_in_threadpool(dash.pool.close)
 
-    async def headers(request: Request, call_next: Any) -> Response:
-        response: Response = await call_next(request)
+    async def guard(request: Request, call_next: Any) -> Response:
+        """Every request: the Host allow-list (400); every POST: from this dashboard's pages (403). Then headers."""
+        response: Response
+        refused = dash.guard.refuse_host(request.headers.get("host"))
+        if refused is not None:  # plain text: no session, no token for a name we do not answer to
+            response = PlainTextResponse(refused, status_code=400)
+        elif (why := dash.guard.refuse_cross_site(request.method, request.headers)) is not None:
+            response = dash.render(request, "error.html", {"nav": "", "status": 403, "detail": why, "refresh": 0},
+                                   status_code=403)
+        else:
+            response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -404,9 +439,11 @@ def make_app(dash: Dashboard) -> Starlette:
         Route("/jobs/{job_id:int}/retry", retry, methods=["POST"]),
         Route("/jobs/{job_id:int}/cancel", cancel, methods=["POST"]),
         Route("/dead/retry", retry_dead, methods=["POST"]),
+        Route("/schedules/pause", pause_schedule, methods=["POST"]),
+        Route("/schedules/resume", resume_schedule, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BaseHTTPMiddleware, dispatch=headers)],
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
                      exception_handlers={HTTPException: _error(dash), psycopg.Error: _database_error(dash)})
 
 
@@ -430,8 +467,9 @@ def _job_id(request: Request) -> int:
 def _error(dash: Dashboard) -> Callable[[Request, Exception], Any]:
     def handle(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return dash.render(request, "error.html", {"nav": "", "status": exc.status_code, "detail": exc.detail},
-                           status_code=exc.status_code)
+        return dash.render(request, "error.html", {"nav": "", "status": exc.status_code, "detail": exc.detail,
+                                                   "refresh": 0},
+                           status_code=exc.status_code, headers=dict(exc.headers or {}))
 
     return handle
 
@@ -442,8 +480,9 @@ def _database_error(dash: Dashboard) -> Callable[[Request, Exception], Any]:
         message = (diag.message_primary if diag is not None else None) or str(exc).strip() or type(exc).__name__
         sqlstate = getattr(exc, "sqlstate", None) or ""
         if sqlstate.startswith("22") or sqlstate == "P0002":  # bad input (a hand-edited link), unknown queue
-            return dash.render(request, "error.html", {"nav": "", "status": 400, "detail": message}, status_code=400)
-        return dash.render(request, "error.html", {"nav": "", "status": 503,
+            return dash.render(request, "error.html", {"nav": "", "status": 400, "detail": message, "refresh": 0},
+                               status_code=400)
+        return dash.render(request, "error.html", {"nav": "", "status": 503, "refresh": 0,
                                                    "detail": f"the database did not answer: {message}"},
                            status_code=503)
 
