@@ -365,3 +365,43 @@ def test_downgrade_0003_to_0002_and_up_again_keeps_jobs_and_claims_completable(
         assert len(conn.execute("select * from q.claim('down', 10)").fetchall()) == 2
     alembic(url, "upgrade", "head")  # the revisions after 0003, if any
     assert_same_catalog(install_sql, fingerprint(url))
+
+
+def test_upgrade_0007_to_0008_moves_live_claims_held_jobs_slots_and_schedules(new_database: Callable[[], str]) -> None:
+    """0008 moves every table to q_data under live work: nothing is lost, claims stay live and
+    completable, held jobs stay held behind their key's slot, schedules keep their next slot; and
+    a downgrade moves it all back."""
+    url = new_database()
+    alembic(url, "upgrade", "0007")
+    worker = psycopg.connect(url, autocommit=True)  # stays connected through the upgrade
+    snapshot = ("select id, state::text, token, owner, concurrency_key from {t}.job order by id",
+                "select count(*), count(job_id) from {t}.key_slot",
+                "select name, next_fire_at from {t}.schedule order by name")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select q.configure('lim', key_concurrency => 1)")
+        conn.execute("select q.enqueue_many('lim', %s, concurrency_key => 'a')", (Jsonb([1, 2, 3]),))
+        conn.execute("select q.enqueue_many('up', %s)", (Jsonb(list(range(6))),))
+        conn.execute("select q.schedule('tick', '*/5 * * * *', 'up')")
+        key = worker.execute("select q.session_key()").fetchone()[0]
+        held = worker.execute("select id, token from q.claim('up', 2, owner => %s)", (key,)).fetchall()
+        first = worker.execute("select id, token from q.claim('lim', 5, owner => %s)", (key,)).fetchall()
+        assert len(first) == 1, "one job of key a runs, two are held"
+        before = [conn.execute(sql.format(t="q")).fetchall() for sql in snapshot]
+    assert [r[1] for r in before[0]].count("h") == 2
+
+    alembic(url, "upgrade", "0008")
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert [conn.execute(sql.format(t="q_data")).fetchall() for sql in snapshot] == before
+        assert conn.execute("select q.reap()").fetchone()[0] == 0, "the live session's claims stay live"
+        assert [worker.execute("select q.complete(%s, %s)", h).fetchone()[0] for h in held] == [True, True]
+        assert worker.execute("select q.complete(%s, %s)", first[0]).fetchone()[0] is True
+        nxt = conn.execute("select id, token from q.claim('lim', 5)").fetchall()
+        assert len(nxt) == 1, "the next job of key a is admitted when the first finishes"
+        assert conn.execute("select name from q.schedules()").fetchall() == [("tick",)]
+
+        alembic(url, "downgrade", "0007")
+        assert conn.execute("select count(*) from q.job").fetchone()[0] == len(before[0]) - 3
+        assert conn.execute("select q.complete(%s, %s)", nxt[0]).fetchone()[0] is True
+        assert conn.execute("select to_regnamespace('q_data')").fetchone()[0] is None
+    worker.close()
