@@ -66,6 +66,7 @@
 \ir internal/claim_holder.sql
 \ir internal/queue_named.sql
 \ir internal/check_max_rows.sql
+\ir internal/lock_wait_failed.sql
 \ir triggers/notify_enqueued.sql
 \ir triggers/flow.sql
 \ir functions/session_key.sql

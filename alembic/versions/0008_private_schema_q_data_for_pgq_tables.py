@@ -126,6 +126,8 @@ def upgrade() -> None:
     run_frozen("0008", "internal/schedule_now.sql")
     run_frozen("0008", "internal/cron_longest_gap.sql")
     run_frozen("0008", "functions/allow_test_clock.sql")
+    # Admin calls wait at most 2 s for a lock and then say who holds it (issue 21 item 7).
+    run_frozen("0008", "internal/lock_wait_failed.sql")
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -203,6 +205,7 @@ def downgrade() -> None:
     _execute(
         "drop function q.allow_test_clock(boolean);\n"
         "drop function q.cron_longest_gap(q.cron_spec);\n"
+        "drop function q.lock_wait_failed(text, text);\n"
         "drop table q_data.test_clock;\n"
     )
     _execute(MOVE_BACK)

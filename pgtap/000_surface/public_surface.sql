@@ -25,7 +25,7 @@ select functions_are('q', array[
   'flow_want', 'flow_wake', 'flow_reasons',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
-  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows'
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -91,6 +91,7 @@ select results_eq(
     ('q.jobs(text,text,bigint,integer)'),
     ('q.limits(text)'),
     ('q.lock_space()'),
+    ('q.lock_wait_failed(text,text)'),
     ('q.lost_reason(boolean)'),
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
     ('q.notify_allowed()'),
@@ -343,7 +344,7 @@ select is(
                              'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev',
                              'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules',
                              'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named',
-                             'check_max_rows')
+                             'check_max_rows', 'lock_wait_failed')
          order by 1),
   '{}'::text[],
   'no internal function is SECURITY DEFINER');

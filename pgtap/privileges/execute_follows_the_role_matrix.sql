@@ -5,7 +5,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(463);
+select plan(468);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -100,7 +100,8 @@ insert into matrix values
   ('estimate_rows',           false, false, false, false),
   ('claim_holder',            false, false, false, false),
   ('queue_named',             false, false, false, false),
-  ('check_max_rows',          false, false, false, false);
+  ('check_max_rows',          false, false, false, false),
+  ('lock_wait_failed',        false, false, false, false);
 
 -- The matrix covers every function (a new one must be placed in it).
 select is(

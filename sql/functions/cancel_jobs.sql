@@ -9,6 +9,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_queue  q_data.queue := q.queue_named(cancel_jobs.queue);
@@ -48,6 +51,8 @@ begin
              where x.queue_id = v_queue.id
                and (v_state is null or x.state = v_state or (v_state = 'w' and x.state = 'h'))
                and (cancel_jobs.payload_contains is null or x.payload @> cancel_jobs.payload_contains));
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.cancel_jobs', format('queue %L', cancel_jobs.queue));
 end
 $$;
 

@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_queue  q_data.queue := q.queue_named(delete_queue.queue);
@@ -16,6 +19,14 @@ begin
       using errcode = '55000',
             hint = 'q.purge(queue) deletes waiting and scheduled ones; q.cancel_jobs(queue) also running ones';
   end if;
+  -- A schedule names the queue by id: deleting it under the schedule would
+  -- raise a raw foreign-key error (23503, 0007). Say which schedules to move.
+  if exists (select from q_data.schedule s where s.queue_id = v_queue.id) then
+    raise exception 'queue % is the target of schedule(s) %', quote_literal(v_queue.name),
+      (select string_agg(quote_literal(s.name), ', ' order by s.name) from q_data.schedule s where s.queue_id = v_queue.id)
+      using errcode = '55000',
+            hint = 'q.unschedule(name) them first, or q.schedule(name, ..., queue => another) to point them elsewhere';
+  end if;
   delete from q_data.job_history h where h.queue_id = v_queue.id;
   get diagnostics v_count = row_count;
   delete from q_data.tally t where t.queue_id = v_queue.id;
@@ -23,6 +34,8 @@ begin
   delete from q_data.throughput_total t where t.queue_id = v_queue.id;
   delete from q_data.queue qq where qq.id = v_queue.id;
   return query select v_count;
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.delete_queue', format('queue %L', delete_queue.queue));
 end
 $$;
 

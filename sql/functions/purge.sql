@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_queue  q_data.queue := q.queue_named(purge.queue);
@@ -22,6 +25,8 @@ begin
   get diagnostics v_count = row_count;
   return query select v_count,
     exists (select from q_data.job x where x.queue_id = v_queue.id and x.state in ('w', 's', 'h'));
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.purge', format('queue %L', purge.queue));
 end
 $$;
 

@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_now timestamptz := q.schedule_now();
@@ -19,6 +22,8 @@ begin
          updated_at = v_now
    where s.name = resume_schedule.name and s.paused;
   return found or exists (select from q_data.schedule s where s.name = resume_schedule.name);
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.resume_schedule', format('schedule %L', resume_schedule.name));
 end
 $$;
 

@@ -14,6 +14,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 #variable_conflict use_column
 declare
@@ -137,6 +140,8 @@ begin
     v_old := null;
   end loop;
   return (select x from q.schedules(schedule.name) x);
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.schedule', format('schedule %L', schedule.name));
 end
 $$;
 

@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_job q_data.job;
@@ -22,6 +25,8 @@ begin
     return false;
   end if;
   raise exception 'job % does not exist', cancel.id using errcode = 'P0002';
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.cancel', format('job %s', cancel.id));
 end
 $$;
 

@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 begin
   if pause_schedule.name is null then
@@ -13,6 +16,8 @@ begin
      set paused = true, updated_at = q.schedule_now()
    where s.name = pause_schedule.name and not s.paused;
   return found or exists (select from q_data.schedule s where s.name = pause_schedule.name);
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.pause_schedule', format('schedule %L', pause_schedule.name));
 end
 $$;
 

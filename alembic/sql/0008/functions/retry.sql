@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_job q_data.job_history;
@@ -37,6 +40,8 @@ begin
       using errcode = '23505';
   end;
   return v_job.id;
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.retry', format('job %s', retry.id));
 end
 $$;
 

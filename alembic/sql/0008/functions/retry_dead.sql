@@ -8,6 +8,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 declare
   v_queue    q_data.queue := q.queue_named(retry_dead.queue);
@@ -51,6 +54,8 @@ begin
                and (retry_dead.error_contains is null
                     or strpos(lower(h.errors -> -1 ->> 'error'), lower(retry_dead.error_contains)) > 0)
                and h.id <> all(v_ids));
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.retry_dead', format('queue %L', retry_dead.queue));
 end
 $$;
 

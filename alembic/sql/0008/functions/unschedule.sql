@@ -4,6 +4,9 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+-- An admin call never waits long behind an open transaction (a worker's, a
+-- producer's): 55P03 after 2 s, naming the likely holders (q.lock_wait_failed).
+set lock_timeout = '2s'
 as $$
 begin
   if unschedule.name is null then
@@ -12,6 +15,8 @@ begin
   -- Its ledger goes with it (on delete cascade); jobs already enqueued stay.
   delete from q_data.schedule s where s.name = unschedule.name;
   return found;
+exception when lock_not_available then
+  perform q.lock_wait_failed('q.unschedule', format('schedule %L', unschedule.name));
 end
 $$;
 
