@@ -401,6 +401,14 @@ class Ledger:
 
     def heartbeat_answer(self, contexts: list[JobContext], outcomes: list[Outcome], *,
                          now: float | None = None) -> None:
+        """Apply what ``q.heartbeat_many`` said: extend, or tell a running handler to stop.
+
+        A job whose handler has already finished is left to the round that
+        carries its outcome: the heartbeat was taken before the finish, so
+        "lost" may only mean that the round completed (or failed) the job
+        first. If the claim really was taken back, that round's answer
+        refuses the result and reports the loss (once).
+        """
         by_id = {c.id: c for c in contexts}
         now = time.monotonic() if now is None else now
         for out in outcomes:
@@ -409,6 +417,8 @@ class Ledger:
                 continue
             if out.status == BeatStatus.RUNNING:
                 ctx.next_beat = now + ctx.lease_seconds / 3
+            elif ctx.finished:
+                continue
             elif ctx.stop(CANCELLED if out.status == BeatStatus.CANCELLED else LOST):
                 event = ev.JOB_CANCELLED if out.status == BeatStatus.CANCELLED else ev.JOB_LOST
                 if event == ev.JOB_LOST:
