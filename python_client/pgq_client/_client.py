@@ -27,6 +27,7 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
+from ._error_text import clean
 from .payloads import dumps
 from .records import (
     BeatStatus,
@@ -186,16 +187,20 @@ def fail(
     retry_in: timedelta | None = None,
     retryable: bool = True,
 ) -> FailStatus:
-    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed)."""
-    return FailStatus(_scalar(conn, sql.FAIL, (job_id, token, error, retry_in, retryable)))
+    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed).
+
+    The error text is sent cleaned: a NUL or a lone surrogate, which PostgreSQL's ``text`` cannot hold,
+    is written as an escape (``\\x00``, ``\\udcff``).
+    """
+    return FailStatus(_scalar(conn, sql.FAIL, (job_id, token, clean(error), retry_in, retryable)))
 
 
 def fail_many(
     conn: Connection, failures: Iterable[tuple[Job, str]], *, retry_in: timedelta | None = None
 ) -> list[Outcome]:
-    """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
+    """Fail many claims, each with its error text (cleaned as for :func:`fail`), in one statement."""
     batch = list(failures)
-    params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
+    params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [clean(e) for _, e in batch], retry_in)
     with conn.cursor(row_factory=kwargs_row(Outcome.of_fail)) as cur:
         cur.execute(sql.FAIL_MANY, params)
         return cur.fetchall()

@@ -45,6 +45,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from .. import _queries as sql
 from .. import aio, tracing
+from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
 from ._acompat import (
@@ -506,7 +507,14 @@ class AsyncWorker:
                 ledger.release([ctx], RELEASED)
                 waker.wake_one()
                 continue
-            if ledger.report(await run_job(lane, ctx, self._threads)):
+            try:
+                result = await run_job(lane, ctx, self._threads)
+            except asyncio.CancelledError:  # async-only
+                raise  # async-only
+            except Exception as exc:  # noqa: BLE001 - a handler slot must outlive any one job
+                short = described(exc)
+                result = Result(ResultKind.FAIL, ctx, f"the worker could not run this job: {short}", short)
+            if ledger.report(result):
                 waker.wake_one()
 
     # -- the listener: liveness key and LISTEN ---------------------------------------

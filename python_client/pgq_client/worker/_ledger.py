@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 
+from .._error_text import message
 from ..context import CANCELLED, LOST, RUNNING, JobContext
 from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
@@ -441,7 +442,10 @@ def _ms(seconds: float) -> float:
 
 
 def summary(exc: BaseException) -> str:
-    """``ExceptionType: first line of its message`` (not a traceback's last line: pydantic's ends in a URL)."""
-    text = str(exc).strip()
+    """``ExceptionType: first line of its message`` (not a traceback's last line: pydantic's ends in a URL).
+
+    Never raises: an exception whose ``__str__`` raises is just its type's name.
+    """
+    text = message(exc).strip()
     first = text.splitlines()[0].strip() if text else ""
     return f"{type(exc).__name__}: {first}"[:300] if first else type(exc).__name__

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from .._error_text import described
+
 Converter = Callable[[Any], Any]
 
 
@@ -31,4 +33,4 @@ def convert(convert_fn: Converter | None, payload: Any) -> Any:
     try:
         return convert_fn(payload)
     except Exception as exc:  # the hook's own error type is unknown (ValidationError, ValueError, ...)
-        raise InvalidPayload(f"invalid payload: {type(exc).__name__}: {exc}") from exc
+        raise InvalidPayload(f"invalid payload: {described(exc)}") from exc

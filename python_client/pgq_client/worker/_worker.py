@@ -46,6 +46,7 @@ from psycopg_pool import ConnectionPool
 
 from .. import _client, tracing
 from .. import _queries as sql
+from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
 from ._compat import (
@@ -503,7 +504,12 @@ class Worker:
                 ledger.release([ctx], RELEASED)
                 waker.wake_one()
                 continue
-            if ledger.report(run_job(lane, ctx, self._threads)):
+            try:
+                result = run_job(lane, ctx, self._threads)
+            except Exception as exc:  # noqa: BLE001 - a handler slot must outlive any one job
+                short = described(exc)
+                result = Result(ResultKind.FAIL, ctx, f"the worker could not run this job: {short}", short)
+            if ledger.report(result):
                 waker.wake_one()
 
     # -- the listener: liveness key and LISTEN ---------------------------------------
