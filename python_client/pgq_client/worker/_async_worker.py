@@ -45,6 +45,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from .. import _queries as sql
 from .. import aio, tracing
+from .._decoding import decode_each
 from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
@@ -713,6 +714,7 @@ async def send_round(conn: AsyncConnection, rnd: Round) -> Answer:
     if built is None:
         return Answer()
     async with conn.cursor() as cur:
+        decode_each(cur)  # a claimed job whose payload Python cannot decode spoils only itself
         await cur.execute(*built)
         rows = await cur.fetchall()
         return read([c.name for c in cur.description or ()], rows)

@@ -46,6 +46,7 @@ from psycopg_pool import ConnectionPool
 
 from .. import _client, tracing
 from .. import _queries as sql
+from .._decoding import decode_each
 from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
@@ -702,6 +703,7 @@ def send_round(conn: Connection, rnd: Round) -> Answer:
     if built is None:
         return Answer()
     with conn.cursor() as cur:
+        decode_each(cur)  # a claimed job whose payload Python cannot decode spoils only itself
         cur.execute(*built)
         rows = cur.fetchall()
         return read([c.name for c in cur.description or ()], rows)
