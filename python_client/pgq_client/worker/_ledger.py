@@ -367,16 +367,17 @@ class Ledger:
             if ctx.id in answer.released:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
-            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints)
+            now = time.monotonic()
+            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now)
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
                 # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
-                self.plan.defer(claim.queue, time.monotonic() + max(answer.retry_in, RATE_RETRY_FLOOR))
+                self.plan.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
             elif answer.blocked == "concurrency" and not answer.claimed:
                 # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
                 # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
-                self.plan.recheck(claim.queue, time.monotonic() + CONCURRENCY_RECHECK)
+                self.plan.recheck(claim.queue, now + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
