@@ -213,3 +213,23 @@ def test_a_heartbeat_that_says_lost_for_a_finished_job_whose_result_is_refused_r
     assert len(lost) == 1 and "result refused" in lost[0]
     assert [outcome for _, outcome, _ in observer.tallied] == ["lost"] and observer.lost_by_heartbeat == 0
     assert ctx.lost
+
+
+def test_a_heartbeat_that_says_cancelled_for_a_finished_job_reports_the_cancel_not_a_loss(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """"cancelled" is given to the cancelled claim's token only: it is news even after the handler finished."""
+    from pgq_client.records import BeatStatus, Outcome
+
+    books = ledger(lane(lease=3))
+    observer = books.observer = Counted()
+    (ctx,) = claim_and_settle(books, range(1, 2))
+    due = books.due_heartbeats(now=ctx.next_beat)
+    books.report(Result(ResultKind.COMPLETE, ctx, seconds=1.0))
+    rnd = books.take_round(claim=False)
+    with caplog.at_level(logging.INFO, logger="test"):
+        books.heartbeat_answer(due, [Outcome(ctx.id, BeatStatus.CANCELLED)])
+        books.settle(rnd, Answer(completed=set()))  # the cancel won: the completion is refused
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m for m in messages if "job_cancelled" in m] and not [m for m in messages if "job_lost" in m]
+    assert ctx.cancelled and observer.tallied == [] and observer.lost_by_heartbeat == 0

@@ -405,11 +405,12 @@ class Ledger:
                          now: float | None = None) -> None:
         """Apply what ``q.heartbeat_many`` said: extend, or tell a running handler to stop.
 
-        A job whose handler has already finished is left to the round that
-        carries its outcome: the heartbeat was taken before the finish, so
-        "lost" may only mean that the round completed (or failed) the job
-        first. If the claim really was taken back, that round's answer
-        refuses the result and reports the loss (once).
+        A "lost" for a job whose handler has already finished is left to the
+        round that carries its outcome: the heartbeat was taken before the
+        finish, so "lost" may only mean that the round completed (or failed)
+        the job first. If the claim really was taken back, that round's answer
+        refuses the result and reports the loss (once). "cancelled" says only
+        what it says (q.heartbeat gives it to the cancelled claim's token alone).
         """
         by_id = {c.id: c for c in contexts}
         now = time.monotonic() if now is None else now
@@ -419,7 +420,7 @@ class Ledger:
                 continue
             if out.status == BeatStatus.RUNNING:
                 ctx.next_beat = now + ctx.lease_seconds / 3
-            elif ctx.finished:
+            elif ctx.finished and out.status == BeatStatus.LOST:
                 continue
             elif ctx.stop(CANCELLED if out.status == BeatStatus.CANCELLED else LOST):
                 event = ev.JOB_CANCELLED if out.status == BeatStatus.CANCELLED else ev.JOB_LOST
