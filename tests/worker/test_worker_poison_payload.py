@@ -43,3 +43,48 @@ def test_one_undecodable_payload_among_40_jobs_fails_alone_and_its_batch_mates_r
     assert worker.wait(15) == 0
     output = worker.output()
     assert "job_dead" in output and "db_error" not in output
+
+
+def test_the_async_worker_and_run_jobs_also_fail_only_the_undecodable_job(db_url: str) -> None:
+    import asyncio
+    import time
+
+    from pgq_client import AsyncWorker
+    from pgq_client.testing import run_jobs
+
+    prepare(db_url)
+    seen: list[Any] = []
+
+    async def handler(payload: Any) -> None:
+        seen.append(payload)
+
+    def add_batch() -> tuple[list[int], int]:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            ids = enqueue_many(conn, "w", [{"n": i} for i in range(3)])
+            bad = int(conn.execute("select q.enqueue('w', %s::jsonb)", (POISON,)).fetchone()[0])
+            return ids + enqueue_many(conn, "w", [{"n": i} for i in range(3, 6)]), bad
+
+    ordinary, poison = add_batch()
+
+    async def main() -> None:
+        worker = AsyncWorker(handler, "w", database_url=db_url, concurrency=4, batch_size=10)
+        task = asyncio.create_task(worker.run(install_signal_handlers=False))
+        deadline = time.monotonic() + 20
+        while job_rows(db_url)[poison]["state"] != "dead" or len(seen) < 6:
+            assert time.monotonic() < deadline, "the async worker did not finish the batch"
+            await asyncio.sleep(0.05)
+        worker.stop()
+        await asyncio.wait_for(task, 15)
+
+    asyncio.run(main())
+    jobs = job_rows(db_url)
+    assert sorted(p["n"] for p in seen) == list(range(6))
+    assert {jobs[i]["state"] for i in ordinary} == {"completed"} and jobs[poison]["crashes"] == 0
+    assert "cannot decode" in jobs[poison]["errors"][-1]["error"]
+
+    ordinary, poison = add_batch()
+    seen.clear()
+    with psycopg.connect(db_url, autocommit=True) as conn:  # the test helper runs jobs inline, the same way
+        runs = run_jobs(conn, seen.append, "w")
+    assert sorted(p["n"] for p in seen) == list(range(6)) and len(runs) == 7
+    assert job_rows(db_url)[poison]["state"] == "dead"
