@@ -148,3 +148,11 @@ def test_empty_claims_no_notification_asked_for_start_no_slice() -> None:
     plan = ClaimPlan(("a",))
     plan.claimed("a", 10, 0, 0, 1.0)  # the poll's claim found nothing
     assert plan.notified("a", 1.01) is Notice.CLAIM, "a job enqueued just after a poll starts at once"
+
+
+def test_an_empty_claim_a_limit_cut_short_starts_no_slice_so_the_next_freed_slot_claims_at_once() -> None:
+    plan = ClaimPlan(("limited",))
+    plan.notified("limited", 1.0)
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("limited", 10, 0, hints, 1.001, limited=True)  # every slot taken: jobs wait behind the limit
+    assert plan.notified("limited", 1.01) is Notice.CLAIM, "the freed slot's NOTIFY is not held back"

@@ -368,7 +368,8 @@ class Ledger:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
             now = time.monotonic()
-            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now)
+            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
+                              limited=bool(answer.blocked))
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another

@@ -97,16 +97,18 @@ class ClaimPlan:
                     return name, self._hints[name]
             return None
 
-    def claimed(self, queue: str, asked: int, got: int, hints_then: int, now: float) -> None:
+    def claimed(self, queue: str, asked: int, got: int, hints_then: int, now: float, *, limited: bool = False) -> None:
         """Record a claim's result: a full claim means more work; a short one means none, unless hinted since.
 
         An empty claim of a queue a notification named since its last claim
         came back starts a quiet slice (see the module's text): within it,
         the queue's notifications wait for the slice's end (:meth:`notified`),
-        and so does a hint that arrived while this claim was on its way.
+        and so does a hint that arrived while this claim was on its way. A
+        claim that a flow-control limit cut short (limited) starts none: its
+        queue has jobs, and the NOTIFY of the next freed slot must claim at once.
         """
         with self._lock:
-            named = queue in self._named
+            named = queue in self._named and not limited
             self._named.discard(queue)
             if got < asked and self._hints[queue] == hints_then:
                 self._more[queue] = False
