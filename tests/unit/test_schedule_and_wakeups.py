@@ -130,6 +130,7 @@ def test_a_notification_in_a_quiet_slice_claims_at_its_end_and_a_claim_that_find
     assert plan.notified("b", 1.05) is Notice.CLAIM, "another queue is not held back"
     assert plan.notified("ours?", 1.05) is Notice.IGNORE
     assert plan.release_due(1.102) and plan.worth("a")
+    assert plan.notified("a", 1.103) is Notice.COMING, "the slice's one claim is coming: no second one"
     _, hints = plan.pick(allowed={"a"})  # type: ignore[misc]
     plan.claimed("a", 10, 3, hints, 1.104)  # it found jobs: no slice any more
     assert plan.notified("a", 1.105) is Notice.CLAIM

@@ -66,8 +66,8 @@ class ClaimPlan:
 
         Debounced only while the queue is not already worth a claim: then a
         claim is coming anyway, and the hint must count (it wins over that
-        claim's "came back short"). When a slice ended and its claim is on
-        its way, a notification adds no claim of its own (COMING): one claim per slice.
+        claim's "came back short"). When a slice has just ended and its claim
+        is on its way, a notification adds no claim of its own (COMING): one claim per slice.
         """
         with self._lock:
             if queue not in self._more:
@@ -77,10 +77,11 @@ class ClaimPlan:
             if end is not None and not self._more[queue] and now < end:
                 self._defer(queue, end)
                 return Notice.LATER
-            if end is not None and self._more[queue]:
+            if end is not None and self._more[queue] and now < end + self._debounce:
                 self._hints[queue] += 1
                 return Notice.COMING
-            if end is not None and self._deferred.get(queue, now + 1) <= now:
+            due = self._deferred.get(queue)
+            if end is not None and due is not None and due <= now:
                 del self._deferred[queue]  # the slice's own claim, due now: this claim is it
             self._more[queue] = True
             self._hints[queue] += 1
