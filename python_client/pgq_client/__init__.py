@@ -101,6 +101,7 @@ from .records import (
     ScheduleInfo,
     ThroughputBucket,
     ThroughputTotal,
+    UndecodablePayload,
 )
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ __all__ = [
     "Task",
     "ThroughputBucket",
     "ThroughputTotal",
+    "UndecodablePayload",
     "Worker",
     "WorkerOptions",
     "__version__",

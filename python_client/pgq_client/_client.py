@@ -27,6 +27,8 @@ from psycopg.rows import class_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
+from ._decoding import decode_each
+from ._error_text import clean
 from .payloads import dumps
 from .records import (
     BeatStatus,
@@ -133,8 +135,15 @@ def claim(
     :func:`session_key` taken on a connection you keep open for as long as
     the job runs (this one, or a dedicated liveness connection). Never take it
     on a pooled connection that may be closed or recycled while the job runs.
+
+    Each job's payload is decoded on its own: a payload Python cannot decode
+    (e.g. ``{"n": 1e4300}``, a number of more than 4,300 digits) comes back as
+    an :class:`~pgq_client.records.UndecodablePayload` in that job only, and
+    the claim's other jobs as usual. Fail it without retry:
+    ``fail(conn, job.id, job.token, job.payload.reason, retryable=False)``.
     """
     with conn.cursor(row_factory=class_row(Job)) as cur:
+        decode_each(cur)
         cur.execute(sql.CLAIM, (queue, n, lease, owner))
         return cur.fetchall()
 
@@ -169,6 +178,7 @@ def complete_and_claim(
     batch = list(finished)
     done = conn.cursor(row_factory=scalar_row)
     claimed = conn.cursor(row_factory=class_row(Job))
+    decode_each(claimed)  # as claim() does: one undecodable payload spoils only its job
     with conn.pipeline():
         if batch:
             done.execute(sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))
@@ -186,16 +196,20 @@ def fail(
     retry_in: timedelta | None = None,
     retryable: bool = True,
 ) -> FailStatus:
-    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed)."""
-    return FailStatus(_scalar(conn, sql.FAIL, (job_id, token, error, retry_in, retryable)))
+    """Record a failed attempt: ``retry``, ``dead`` or ``lost`` (not the current claim; nothing changed).
+
+    The error text is sent cleaned: a NUL or a lone surrogate, which PostgreSQL's ``text`` cannot hold,
+    is written as an escape (``\\x00``, ``\\udcff``).
+    """
+    return FailStatus(_scalar(conn, sql.FAIL, (job_id, token, clean(error), retry_in, retryable)))
 
 
 def fail_many(
     conn: Connection, failures: Iterable[tuple[Job, str]], *, retry_in: timedelta | None = None
 ) -> list[Outcome]:
-    """Fail many claims, each with its error text, in one statement (statuses as for :func:`fail`)."""
+    """Fail many claims, each with its error text (cleaned as for :func:`fail`), in one statement."""
     batch = list(failures)
-    params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [e for _, e in batch], retry_in)
+    params = ([j.id for j, _ in batch], [j.token for j, _ in batch], [clean(e) for _, e in batch], retry_in)
     with conn.cursor(row_factory=kwargs_row(Outcome.of_fail)) as cur:
         cur.execute(sql.FAIL_MANY, params)
         return cur.fetchall()
@@ -350,8 +364,12 @@ def jobs(
     job_id: int | None = None,
     limit: int = 50,
 ) -> list[JobInfo]:
-    """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id."""
+    """Jobs newest first, live and finished (``q.jobs``), filtered by queue, state or id.
+
+    A payload Python cannot decode is an :class:`~pgq_client.records.UndecodablePayload` (as in :func:`claim`).
+    """
     with conn.cursor(row_factory=class_row(JobInfo)) as cur:
+        decode_each(cur)
         cur.execute(sql.JOBS, (queue, state, job_id, limit))
         return cur.fetchall()
 
@@ -419,8 +437,10 @@ def job_page(
     """One page of a job list in index order (``q.job_page``); fast at any depth (keyset paging).
 
     Pass the last row's ``next_after`` as ``after`` for the next page. waiting and scheduled need a queue.
+    A payload Python cannot decode is an :class:`~pgq_client.records.UndecodablePayload` (as in :func:`claim`).
     """
     with conn.cursor(row_factory=class_row(JobPageRow)) as cur:
+        decode_each(cur)
         cur.execute(sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None, search,
                                          page_size, max_scan))
         return cur.fetchall()

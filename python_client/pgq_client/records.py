@@ -49,8 +49,41 @@ class JobState(_Kind):
 
 
 @dataclass(frozen=True, slots=True)
+class UndecodablePayload:
+    """Stands in for a payload Python cannot decode, in the one job whose payload it is.
+
+    PostgreSQL stores JSON that Python's ``json`` refuses to turn into
+    objects: a number such as ``1e4300`` is printed as a 4,301-digit integer,
+    and Python refuses integers of more than 4,300 digits (``ValueError``).
+    pgq decodes each job's payload on its own, so such a payload no longer
+    fails the whole claim: :func:`~pgq_client.claim` returns that job with
+    this in place of its payload, and the other jobs as usual. The worker
+    fails such a job as not retryable (dead at once) with :attr:`reason` as
+    its error; a caller of ``claim`` does the same with
+    ``fail(conn, job.id, job.token, job.payload.reason, retryable=False)``.
+
+    reason: what went wrong, e.g. ``Python cannot decode this payload (4,309
+    bytes of JSON): ValueError: Exceeds the limit (4300 digits) ...``.
+    Indexing it raises ``ValueError`` with the reason, so code that missed the
+    check fails with a clear message rather than a confusing one.
+    """
+
+    reason: str
+
+    def __getitem__(self, key: Any) -> Any:
+        raise ValueError(f"this job's payload could not be decoded: {self.reason}")
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise ValueError(f"this job's payload could not be decoded: {self.reason}")
+
+
+@dataclass(frozen=True, slots=True)
 class Job:
-    """A claimed job (one row of ``q.claim``). Finish it with its id and token."""
+    """A claimed job (one row of ``q.claim``). Finish it with its id and token.
+
+    ``payload`` is the decoded JSON, or an :class:`UndecodablePayload` when
+    Python cannot decode that job's payload (the claim's other jobs are not affected).
+    """
 
     id: int
     queue: str

@@ -123,7 +123,10 @@ class JobSpan:
 
     def failed(self, exc: BaseException, summary: str) -> None:
         """The handler raised (or its payload was refused): record the exception, status ERROR."""
-        self.span.record_exception(exc)
+        try:
+            self.span.record_exception(exc)
+        except Exception:  # noqa: BLE001 - an exception whose __str__ raises: the status still says what it was
+            pass
         self.span.set_status(Status(StatusCode.ERROR, summary))
 
     def end(self) -> None:

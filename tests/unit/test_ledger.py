@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import uuid
+from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -12,6 +13,7 @@ from pgq_client.context import RELEASED, JobContext
 from pgq_client.records import FailStatus, Job
 from pgq_client.worker._lanes import Lane
 from pgq_client.worker._ledger import Answer, Ledger, Result, ResultKind
+from pgq_client.worker._observer import Observer, OutcomeName
 from pgq_client.worker._plan import ClaimPlan
 
 LOG = logging.getLogger("test")
@@ -146,3 +148,88 @@ def test_heartbeats_fall_due_every_third_of_the_lease_and_a_cancel_stops_the_job
     assert ctx.next_beat == pytest.approx(103.0)
     books.heartbeat_answer([ctx], [Outcome(ctx.id, BeatStatus.CANCELLED)], now=101.0)
     assert ctx.cancelled and books.due_heartbeats(now=1e9) == []
+
+
+class Counted(Observer):
+    """An observer that counts what the metrics would count."""
+
+    enabled = True
+
+    def __init__(self) -> None:
+        self.lost_by_heartbeat = 0
+        self.tallied: list[tuple[str, str, float]] = []
+
+    def lost(self, queue: str) -> None:
+        self.lost_by_heartbeat += 1
+
+    def outcomes(self, tally: Iterable[tuple[str, OutcomeName, float]]) -> None:
+        self.tallied.extend(tally)
+
+
+@pytest.mark.parametrize("answered", ["after the round settled", "before the round settled"])
+def test_a_heartbeat_that_says_lost_for_a_job_completed_meanwhile_reports_no_loss(
+    answered: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 21 item 8, the order steered: the maintenance loop takes its due heartbeats while a job is
+    held; its handler finishes and a round completes the job; the heartbeat then runs against the
+    completed job, and the database says "lost". The job was not lost: no job_lost, no metric."""
+    from pgq_client.records import BeatStatus, Outcome
+
+    books = ledger(lane(lease=3))
+    observer = books.observer = Counted()
+    (ctx,) = claim_and_settle(books, range(1, 2))
+    due = books.due_heartbeats(now=ctx.next_beat)  # 1. the heartbeat is on its way
+    assert due == [ctx]
+    books.report(Result(ResultKind.COMPLETE, ctx, seconds=1.0))  # 2. the handler finishes
+    rnd = books.take_round(claim=False)  # 3. a round carries the completion, which commits
+    if answered == "after the round settled":
+        books.settle(rnd, Answer(completed={ctx.id}))
+    with caplog.at_level(logging.INFO, logger="test"):
+        books.heartbeat_answer(due, [Outcome(ctx.id, BeatStatus.LOST)])  # 4. the heartbeat's answer
+        if answered == "before the round settled":
+            books.settle(rnd, Answer(completed={ctx.id}))
+    assert [r.getMessage() for r in caplog.records if "job_lost" in r.getMessage()] == []
+    assert observer.lost_by_heartbeat == 0
+    assert [outcome for _, outcome, _ in observer.tallied] == ["completed"]
+    assert books.completed_count == 1 and not ctx.lost
+
+
+def test_a_heartbeat_that_says_lost_for_a_finished_job_whose_result_is_refused_reports_one_loss(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The other side: the claim really was taken back, so the round's refusal reports it, once."""
+    from pgq_client.records import BeatStatus, Outcome
+
+    books = ledger(lane(lease=3))
+    observer = books.observer = Counted()
+    (ctx,) = claim_and_settle(books, range(1, 2))
+    due = books.due_heartbeats(now=ctx.next_beat)
+    books.report(Result(ResultKind.COMPLETE, ctx, seconds=1.0))
+    rnd = books.take_round(claim=False)
+    with caplog.at_level(logging.INFO, logger="test"):
+        books.heartbeat_answer(due, [Outcome(ctx.id, BeatStatus.LOST)])
+        books.settle(rnd, Answer(completed=set()))  # the database refused the completion
+    lost = [r.getMessage() for r in caplog.records if "job_lost" in r.getMessage()]
+    assert len(lost) == 1 and "result refused" in lost[0]
+    assert [outcome for _, outcome, _ in observer.tallied] == ["lost"] and observer.lost_by_heartbeat == 0
+    assert ctx.lost
+
+
+def test_a_heartbeat_that_says_cancelled_for_a_finished_job_reports_the_cancel_not_a_loss(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """"cancelled" is given to the cancelled claim's token only: it is news even after the handler finished."""
+    from pgq_client.records import BeatStatus, Outcome
+
+    books = ledger(lane(lease=3))
+    observer = books.observer = Counted()
+    (ctx,) = claim_and_settle(books, range(1, 2))
+    due = books.due_heartbeats(now=ctx.next_beat)
+    books.report(Result(ResultKind.COMPLETE, ctx, seconds=1.0))
+    rnd = books.take_round(claim=False)
+    with caplog.at_level(logging.INFO, logger="test"):
+        books.heartbeat_answer(due, [Outcome(ctx.id, BeatStatus.CANCELLED)])
+        books.settle(rnd, Answer(completed=set()))  # the cancel won: the completion is refused
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m for m in messages if "job_cancelled" in m] and not [m for m in messages if "job_lost" in m]
+    assert ctx.cancelled and observer.tallied == [] and observer.lost_by_heartbeat == 0

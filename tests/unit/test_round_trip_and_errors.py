@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import psycopg
 import pytest
 from pgq_client import _queries as sql
+from pgq_client._error_text import clean, described
 from pgq_client.context import JobContext
 from pgq_client.records import FailStatus, Job
 from pgq_client.worker._ledger import Claim, Result, ResultKind, Round, summary
@@ -64,6 +65,31 @@ def test_summary_is_the_exception_type_and_the_first_line_of_its_message() -> No
     exc = ValueError("1 validation error for Email\nto\n  Field required\nFor further information visit https://x")
     assert summary(exc) == "ValueError: 1 validation error for Email"
     assert summary(KeyError()) == "KeyError"
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+def test_summary_of_an_exception_whose_str_raises_is_its_type_name() -> None:
+    assert summary(Unprintable()) == "Unprintable"
+    assert described(Unprintable()) == "Unprintable"
+
+
+def test_error_text_keeps_every_character_a_text_column_holds_and_escapes_nul_and_lone_surrogates() -> None:
+    assert clean("plain, ünïcødé, emoji \U0001f600") == "plain, ünïcødé, emoji \U0001f600"
+    assert clean("a\x00b") == "a\\x00b"
+    assert clean("x" + b"\xff".decode("utf-8", "surrogateescape")) == "x\\udcff"
+    assert clean("\ud800\x00") == "\\ud800\\x00"
+    for text in ("a\x00b", "\udcff", "\ud800 \x00 \udfff"):
+        clean(text).encode("utf-8")  # valid UTF-8 now
+
+
+def test_a_round_sends_its_failures_error_texts_cleaned() -> None:
+    rnd = Round(results=[Result(ResultKind.FAIL, ctx(1), "boom\x00"), Result(ResultKind.DEAD, ctx(2), "\udcff")])
+    _, params = build(rnd)  # type: ignore[misc]
+    assert params[2] == ["boom\\x00"] and params[5] == ["\\udcff"]
 
 
 @pytest.mark.parametrize(

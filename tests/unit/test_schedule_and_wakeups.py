@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pgq_client.worker._plan import ClaimPlan
+from pgq_client.worker._plan import NOTIFY_DEBOUNCE, ClaimPlan, Notice
 from pgq_client.worker._schedule import DRAIN_TICK, ReapClock, Step, Supervisor
 from pgq_client.worker._wakeups import Waker
 
@@ -63,11 +63,11 @@ def test_news_between_a_loops_look_and_its_wait_is_not_lost() -> None:
 def test_the_claim_plan_round_robins_over_queues_with_work_and_a_hint_beats_a_short_claim() -> None:
     plan = ClaimPlan(("a", "b"))
     assert plan.pick() == ("a", 0) and plan.pick() == ("b", 0)
-    plan.claimed("a", 5, 2, 0)  # short: no more work in a
+    plan.claimed("a", 5, 2, 0, 0.0)  # short: no more work in a
     assert plan.pick() == ("b", 0) and plan.pick() == ("b", 0)
     queue, hints = plan.pick()  # type: ignore[misc]
     plan.hint("b")  # a NOTIFY while the claim of b is on its way
-    plan.claimed("b", 5, 0, hints)
+    plan.claimed("b", 5, 0, hints, 0.0)
     assert plan.pick() == ("b", 1), "the hint wins over the short claim"
     assert plan.pick(allowed={"a"}) is None
     assert not plan.hint("not ours")
@@ -76,7 +76,7 @@ def test_the_claim_plan_round_robins_over_queues_with_work_and_a_hint_beats_a_sh
 def test_a_rate_limited_queue_is_hinted_again_when_its_next_slot_frees() -> None:
     plan = ClaimPlan(("limited", "other"))
     queue, hints = plan.pick()  # type: ignore[misc]
-    plan.claimed("limited", 10, 3, hints)  # cut short by the rate
+    plan.claimed("limited", 10, 3, hints, 0.0)  # cut short by the rate
     plan.defer("limited", 100.5)
     plan.defer("limited", 100.2)  # the earlier time wins
     plan.defer("unknown", 1.0)  # not ours: ignored
@@ -84,3 +84,76 @@ def test_a_rate_limited_queue_is_hinted_again_when_its_next_slot_frees() -> None
     assert not plan.worth("limited")
     assert not plan.release_due(100.1)
     assert plan.release_due(100.2) and plan.worth("limited") and plan.next_due() is None
+
+
+def flood(plan: ClaimPlan, start: float, seconds: float, every: float = 0.001) -> tuple[int, int]:
+    """Notifications of queue "a" every ``every`` seconds; a claim whenever the plan says one is worth it
+    (each takes 1 ms and finds nothing), and the deferred claims the supervisor releases. Returns
+    (claims, notifications)."""
+    claims = notes = 0
+    now = start
+    in_flight: tuple[float, int] | None = None  # (comes back at, hints when taken)
+    while now < start + seconds:
+        plan.release_due(now)
+        if in_flight is not None and now >= in_flight[0]:
+            plan.claimed("a", 10, 0, in_flight[1], now)
+            in_flight = None
+        plan.notified("a", now)
+        notes += 1
+        if in_flight is None:
+            picked = plan.pick()
+            if picked is not None:
+                claims += 1
+                in_flight = (now + 0.001, picked[1])
+        now += every
+    return claims, notes
+
+
+def test_a_flood_of_notifications_costs_at_most_one_empty_claim_per_queue_per_debounce_slice() -> None:
+    plan = ClaimPlan(("a",))
+    plan.claimed("a", 10, 0, 0, 0.0)  # the worker's first look found nothing
+    claims, notes = flood(plan, 1.0, 10.0)
+    slices = 10.0 / NOTIFY_DEBOUNCE
+    print(f"{notes} notifications in 10 s, {claims} claims")
+    assert claims <= slices + 2, f"{claims} claims for {slices:.0f} slices"
+    assert claims >= slices * 0.9, "the flood still gets its claim every slice: a real job would start"
+
+
+def test_a_notification_in_a_quiet_slice_claims_at_its_end_and_a_claim_that_finds_jobs_ends_the_slice() -> None:
+    plan = ClaimPlan(("a", "b"))
+    assert plan.notified("a", 1.0) is Notice.CLAIM
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("a", 10, 0, hints, 1.002)  # empty: a quiet slice until 1.102
+    assert plan.notified("a", 1.05) is Notice.LATER and not plan.worth("a")
+    assert plan.take_sooner() and not plan.take_sooner(), "the supervisor's timer is told once"
+    assert plan.next_due() == 1.002 + NOTIFY_DEBOUNCE
+    assert plan.notified("b", 1.05) is Notice.CLAIM, "another queue is not held back"
+    assert plan.notified("ours?", 1.05) is Notice.IGNORE
+    assert plan.release_due(1.102) and plan.worth("a")
+    assert plan.notified("a", 1.103) is Notice.COMING, "the slice's one claim is coming: no second one"
+    _, hints = plan.pick(allowed={"a"})  # type: ignore[misc]
+    plan.claimed("a", 10, 3, hints, 1.104)  # it found jobs: no slice any more
+    assert plan.notified("a", 1.105) is Notice.CLAIM
+
+
+def test_a_hint_during_an_empty_claim_a_notification_asked_for_waits_for_the_slice_end() -> None:
+    plan = ClaimPlan(("a",))
+    plan.notified("a", 1.0)
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.notified("a", 1.0005)  # another one while the claim is on its way: it counts as a hint
+    plan.claimed("a", 10, 0, hints, 1.001)
+    assert not plan.worth("a") and plan.next_due() == 1.001 + NOTIFY_DEBOUNCE, "one empty claim per slice"
+
+
+def test_empty_claims_no_notification_asked_for_start_no_slice() -> None:
+    plan = ClaimPlan(("a",))
+    plan.claimed("a", 10, 0, 0, 1.0)  # the poll's claim found nothing
+    assert plan.notified("a", 1.01) is Notice.CLAIM, "a job enqueued just after a poll starts at once"
+
+
+def test_an_empty_claim_a_limit_cut_short_starts_no_slice_so_the_next_freed_slot_claims_at_once() -> None:
+    plan = ClaimPlan(("limited",))
+    plan.notified("limited", 1.0)
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("limited", 10, 0, hints, 1.001, limited=True)  # every slot taken: jobs wait behind the limit
+    assert plan.notified("limited", 1.01) is Notice.CLAIM, "the freed slot's NOTIFY is not held back"

@@ -109,3 +109,13 @@ def test_delete_queue_refuses_a_queue_with_jobs(db_url: str) -> None:
     assert scalar(db_url, "select count(*) from q_data.job") == 1
 
 
+
+
+def test_pgq_jobs_lists_and_shows_a_job_whose_payload_python_cannot_decode(db_url: str) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:  # issue 21: a 4,301-digit integer in the payload
+        poison = conn.execute("""select q.enqueue('w', '{"n": 1e4300}'::jsonb)""").fetchone()[0]
+        conn.execute("""select q.enqueue('w', '{"n": 1}'::jsonb)""")
+    listed = pgq(db_url, "jobs", "--queue", "w")
+    assert listed.returncode == 0 and str(poison) in listed.stdout, listed.stderr
+    shown = pgq(db_url, "jobs", str(poison))
+    assert shown.returncode == 0 and "cannot be decoded" in shown.stdout and "4300 digits" in shown.stdout, shown.stderr

@@ -91,3 +91,29 @@ def private_dir(name: str) -> Path:
     if os.geteuid() == 0 and subprocess.run([*as_postgres(), "test", "-x", str(ROOT)]).returncode != 0:
         path = Path("/var/tmp") / f"pgq-{name}-{hashlib.md5(str(ROOT).encode()).hexdigest()[:12]}"
     return path
+
+
+# Jobs as q.jobs reports them, without the payload column (a payload Python cannot decode must not stop
+# the test from reading the others). The one place these tests name what they read of a job.
+JOB_COLUMNS = "select id, state, attempt, crashes, errors from q.jobs(queue => %s, max_rows => 10000)"
+
+
+def job_rows(url: str, queue: str = "w") -> dict[int, dict[str, Any]]:
+    """id -> {state, attempt, crashes, errors} of every job of a queue, live and finished."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(JOB_COLUMNS, (queue,)).fetchall()
+    return {r[0]: {"state": r[1], "attempt": r[2], "crashes": r[3], "errors": r[4] or []} for r in rows}
+
+
+def json_events(output: str) -> list[dict[str, Any]]:
+    """The JSON log records of a ``pgq worker --log-json`` process's output (other lines skipped)."""
+    import json
+
+    records = []
+    for line in output.splitlines():
+        if line.startswith("{"):
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                pass
+    return records

@@ -65,3 +65,30 @@ async def run_async(payload: dict[str, Any], job: JobContext) -> None:
     await asyncio.sleep(payload.get("sleep", 0))
     if payload.get("fail"):
         raise RuntimeError(payload["fail"])
+
+
+class UnprintableError(Exception):
+    """An exception whose message cannot be had: its __str__ raises."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("this exception cannot be printed")
+
+
+# Messages a text column cannot hold: a NUL, and lone surrogates (bytes decoded with surrogateescape).
+HOSTILE_MESSAGES = {
+    "nul": "bad byte \x00 in the middle",
+    "surrogate": "undecodable " + b"\xff\xfe".decode("utf-8", "surrogateescape"),
+    "both": "\x00" + b"\x80".decode("utf-8", "surrogateescape") + " \ud800",
+}
+
+
+def raise_hostile(payload: dict[str, Any], job: JobContext) -> None:
+    """``{"raise": "nul" | "surrogate" | "both" | "unprintable"}`` raises such an exception; else runs as run."""
+    kind = payload.get("raise")
+    if kind == "unprintable":
+        log_run(job, "start")
+        raise UnprintableError()
+    if kind in HOSTILE_MESSAGES:
+        log_run(job, "start")
+        raise RuntimeError(HOSTILE_MESSAGES[kind])
+    run(payload, job)

@@ -20,6 +20,7 @@ from ..records import (
     Reason,
     ScheduleInfo,
     ThroughputBucket,
+    UndecodablePayload,
 )
 
 STATES = tuple(s.value for s in JobState)
@@ -170,7 +171,10 @@ def job_detail(row: JobInfo) -> Group:
         table.add_row("finished_at", _when(row.finished_at))
     else:
         table.add_row("lease_until", _when(row.lease_until))
-    table.add_row("payload", json.dumps(row.payload, indent=2))
+    payload = row.payload
+    shown = f"(cannot be decoded: {payload.reason})" if isinstance(payload, UndecodablePayload) else json.dumps(
+        payload, indent=2)
+    table.add_row("payload", shown)
     parts: list[Any] = [table]
     for entry in row.errors or []:
         head = f"attempt {entry.get('attempt')} at {entry.get('at')}" + (" (crash)" if entry.get("crashed") else "")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 
+from .._error_text import message
 from ..context import CANCELLED, LOST, RUNNING, JobContext
 from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
@@ -366,16 +367,18 @@ class Ledger:
             if ctx.id in answer.released:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
-            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints)
+            now = time.monotonic()
+            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
+                              limited=bool(answer.blocked))
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
                 # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
-                self.plan.defer(claim.queue, time.monotonic() + max(answer.retry_in, RATE_RETRY_FLOOR))
+                self.plan.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
             elif answer.blocked == "concurrency" and not answer.claimed:
                 # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
                 # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
-                self.plan.recheck(claim.queue, time.monotonic() + CONCURRENCY_RECHECK)
+                self.plan.recheck(claim.queue, now + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
@@ -401,6 +404,15 @@ class Ledger:
 
     def heartbeat_answer(self, contexts: list[JobContext], outcomes: list[Outcome], *,
                          now: float | None = None) -> None:
+        """Apply what ``q.heartbeat_many`` said: extend, or tell a running handler to stop.
+
+        A "lost" for a job whose handler has already finished is left to the
+        round that carries its outcome: the heartbeat was taken before the
+        finish, so "lost" may only mean that the round completed (or failed)
+        the job first. If the claim really was taken back, that round's answer
+        refuses the result and reports the loss (once). "cancelled" says only
+        what it says (q.heartbeat gives it to the cancelled claim's token alone).
+        """
         by_id = {c.id: c for c in contexts}
         now = time.monotonic() if now is None else now
         for out in outcomes:
@@ -409,6 +421,8 @@ class Ledger:
                 continue
             if out.status == BeatStatus.RUNNING:
                 ctx.next_beat = now + ctx.lease_seconds / 3
+            elif ctx.finished and out.status == BeatStatus.LOST:
+                continue
             elif ctx.stop(CANCELLED if out.status == BeatStatus.CANCELLED else LOST):
                 event = ev.JOB_CANCELLED if out.status == BeatStatus.CANCELLED else ev.JOB_LOST
                 if event == ev.JOB_LOST:
@@ -431,7 +445,10 @@ def _ms(seconds: float) -> float:
 
 
 def summary(exc: BaseException) -> str:
-    """``ExceptionType: first line of its message`` (not a traceback's last line: pydantic's ends in a URL)."""
-    text = str(exc).strip()
+    """``ExceptionType: first line of its message`` (not a traceback's last line: pydantic's ends in a URL).
+
+    Never raises: an exception whose ``__str__`` raises is just its type's name.
+    """
+    text = message(exc).strip()
     first = text.splitlines()[0].strip() if text else ""
     return f"{type(exc).__name__}: {first}"[:300] if first else type(exc).__name__

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from .._error_text import described
+from ..records import UndecodablePayload
+
 Converter = Callable[[Any], Any]
 
 
 class InvalidPayload(Exception):
-    """The payload hook rejected a payload; the job is failed as not retryable (dead at once)."""
+    """The payload hook rejected a payload, or Python could not decode it; the job is failed as not
+    retryable (dead at once)."""
 
 
 def converter(hook: Any) -> Converter | None:
@@ -25,10 +29,16 @@ def converter(hook: Any) -> Converter | None:
 
 
 def convert(convert_fn: Converter | None, payload: Any) -> Any:
-    """Apply the hook; any error it raises becomes InvalidPayload with the reason."""
+    """Apply the hook; any error it raises becomes InvalidPayload with the reason.
+
+    A payload Python could not decode (:class:`~pgq_client.records.UndecodablePayload`)
+    is InvalidPayload too, with or without a hook: its job is dead at once, and only it.
+    """
+    if isinstance(payload, UndecodablePayload):
+        raise InvalidPayload(f"invalid payload: {payload.reason}")
     if convert_fn is None:
         return payload
     try:
         return convert_fn(payload)
     except Exception as exc:  # the hook's own error type is unknown (ValidationError, ValueError, ...)
-        raise InvalidPayload(f"invalid payload: {type(exc).__name__}: {exc}") from exc
+        raise InvalidPayload(f"invalid payload: {described(exc)}") from exc

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import _queries as sql
+from .._error_text import clean
 from ..records import FailStatus, Job
 from ._ledger import Answer, ResultKind, Round
 
@@ -35,10 +36,10 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
         parts["complete"] = ([r.ctx.id for r in done], [r.ctx.token for r in done])
     failed = rnd.of(ResultKind.FAIL)
     if failed:
-        parts["fail"] = ([r.ctx.id for r in failed], [r.ctx.token for r in failed], [r.error for r in failed])
+        parts["fail"] = ([r.ctx.id for r in failed], [r.ctx.token for r in failed], [clean(r.error) for r in failed])
     dead = rnd.of(ResultKind.DEAD)
     if dead:
-        parts["dead"] = ([r.ctx.id for r in dead], [r.ctx.token for r in dead], [r.error for r in dead])
+        parts["dead"] = ([r.ctx.id for r in dead], [r.ctx.token for r in dead], [clean(r.error) for r in dead])
     if rnd.releases:
         parts["release"] = ([c.id for c in rnd.releases], [c.token for c in rnd.releases])
     if rnd.claim is not None:

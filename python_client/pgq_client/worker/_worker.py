@@ -46,6 +46,8 @@ from psycopg_pool import ConnectionPool
 
 from .. import _client, tracing
 from .. import _queries as sql
+from .._decoding import decode_each
+from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
 from . import events as ev
 from ._compat import (
@@ -64,7 +66,7 @@ from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._observer import NOTHING, Observer
 from ._payload import InvalidPayload, convert
-from ._plan import ClaimPlan
+from ._plan import ClaimPlan, Notice
 from ._round_trip import build, read
 from ._schedule import ReapClock, Step, Supervisor
 from ._transient import Backoff, Outage, StartupError, fatal_reason, is_transient
@@ -431,8 +433,8 @@ class Worker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-                if answer.blocked:
-                    self._wake.set()  # the supervisor keeps the flow-control timers
+                if answer.blocked or plan.take_sooner():
+                    self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         finally:
             waker.disarm(i)
             if conn is not None:
@@ -503,7 +505,12 @@ class Worker:
                 ledger.release([ctx], RELEASED)
                 waker.wake_one()
                 continue
-            if ledger.report(run_job(lane, ctx, self._threads)):
+            try:
+                result = run_job(lane, ctx, self._threads)
+            except Exception as exc:  # noqa: BLE001 - a handler slot must outlive any one job
+                short = described(exc)
+                result = Result(ResultKind.FAIL, ctx, f"the worker could not run this job: {short}", short)
+            if ledger.report(result):
                 waker.wake_one()
 
     # -- the listener: liveness key and LISTEN ---------------------------------------
@@ -541,7 +548,11 @@ class Worker:
                 # stop_after=1: out of the generator (which holds the connection) to claim on it;
                 # notifications that arrive meanwhile wait in psycopg's backlog.
                 for note in conn.notifies(timeout=LISTEN_SLICE, stop_after=1):
-                    news = self._plan.hint(note.payload) or news
+                    # Debounced per queue (_plan.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
+                    # may send, costs at most one empty claim per queue per slice.
+                    news = self._plan.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
+                if self._plan.take_sooner():
+                    self._wake.set()  # a debounced queue's claim is due at the slice's end: the supervisor's timer
                 if news and not self._claim_here(conn):
                     self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
             else:
@@ -577,8 +588,8 @@ class Worker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-        if answer.blocked:
-            self._wake.set()  # the supervisor keeps the flow-control timers
+        if answer.blocked or self._plan.take_sooner():
+            self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         return True
 
     # -- maintenance: heartbeats and the reaper --------------------------------------
@@ -696,6 +707,7 @@ def send_round(conn: Connection, rnd: Round) -> Answer:
     if built is None:
         return Answer()
     with conn.cursor() as cur:
+        decode_each(cur)  # a claimed job whose payload Python cannot decode spoils only itself
         cur.execute(*built)
         rows = cur.fetchall()
         return read([c.name for c in cur.description or ()], rows)
