@@ -154,6 +154,68 @@ SECURITY = [
     "as long as the other worker, and its lease still ends it). Other applications' own NOTIFY still fail when "
     "the queue is full; pgq's do not. Without `pg_read_all_stats` for `pgq_owner` liveness compares the pid "
     "alone (a re-used pid reads as alive: the lease decides).",
+    "",    "## What pgq's own roles can do to its tables (revision 0008)",
+    '',
+    'Each of these worked against revision 0007; the test beside it reproduces it and passes now.',
+    '',
+    '| attack | who can mount it | before | now | test |',
+    '|---|---|---|---|---|',
+    '| `create rule r as on insert to q.job do nothing` (or `CREATE TRIGGER`) while another session holds'
+    ' a read | any role with USAGE on schema q: `pgq_viewer`, `pgq_producer`, `pgq_worker` | PostgreSQL '
+    'queued the lock before checking ownership: every claim and enqueue waited behind it (at 0007 one '
+    "viewer's `CREATE RULE` held them all for its whole 3 s statement timeout) | every table is in schema"
+    ' `q_data`, on which no pgq role has USAGE: 42501 at name resolution, no lock requested | '
+    '`pgtap/privileges/no_role_can_queue_a_lock_on_a_table.sql`, '
+    '`tests/reliability/test_ddl_lock_queue.py` |',
+    "| an admin session with `pgq.schedule_now = '2099-01-01'` calls `q.reap()` | `pgq_admin` | every due"
+    " schedule's next slot moved to 2099 for good | the test clock is off unless the database allows it "
+    '(`q.allow_test_clock`) | `pgtap/schedule/the_test_clock_is_off_unless_the_database_allows_it.sql` |',
+    '| a worker sets `pgq.schedule_now` | `pgq_worker` | its reaps fired no schedule, silently | the '
+    'setting is ignored with a warning; the real clock fires | '
+    '`pgtap/schedule/the_test_clock_is_for_admins_only.sql` |',
+    "| `q.schedule(..., '0 0 29 2 */7')` | `pgq_admin` | accepted; fired in 2032, then never again, "
+    'without a word | refused (22023): its days are up to 40 years apart | '
+    '`pgtap/schedule/a_cron_that_stops_firing_is_refused.sql` |',
+    '| a schedule payload at the size cap | `pgq_admin` | its jobs were over the cap (the added '
+    '`schedule`/`slot` keys) | the cap counts the added keys (54000) | '
+    '`pgtap/schedule/the_payload_cap_counts_the_added_keys.sql` |',
+    "| an open transaction holding a queue's row (an admin's configure, a worker's claim on a full "
+    'limited queue) | `pgq_admin`, `pgq_worker` | `q.pause`, `q.configure` and the other admin calls '
+    'waited without limit | they wait at most 2 s, then 55P03 naming the oldest holders | '
+    '`tests/core/test_admin_lock_timeout.py` |',
+    '',
+    "## What one job or one notification can do to a worker (issue 21, the worker's side)",
+    '',
+    "Each of these worked against revision 0007's worker; the test beside it reproduces it (it failed on "
+    'the old code) and passes now.',
+    '',
+    '| attack | who can mount it | before | now | test |',
+    '|---|---|---|---|---|',
+    '| enqueue `{"n": 1e4300}` (stored as a 4,301-digit integer; Python refuses more than 4,300 digits) |'
+    " `pgq_producer` | the claim's answer raised after the claim committed: the batch stayed claimed "
+    'until its lease ran out, each reclaim charged every job a crash, ordinary jobs went dead without '
+    'running | each payload decoded on its own; only that job fails, invalid and not retryable | '
+    '`tests/worker/test_worker_poison_payload.py`, `tests/core/test_client_hostile_jobs.py` |',
+    "| a handler's exception message with a NUL or a lone surrogate | whoever's data reaches a handler's "
+    'exception (binary data, C-library messages, `surrogateescape` bytes) | psycopg refused the round; it'
+    ' was retried forever with every other outcome and release in it; jobs left running after the worker '
+    'stopped | error text cleaned on every path (`\\x00`, `\\udcXX`) | '
+    '`tests/worker/test_worker_hostile_exceptions.py`, `tests/core/test_client_hostile_jobs.py` |',
+    "| an exception whose `__str__` raises | a handler's (or a library's) exception class | the handler "
+    'thread died; after `concurrency` such jobs the worker ran nothing | recorded by its type name; the '
+    'handler slot goes on | `tests/worker/test_worker_hostile_exceptions.py` |',
+    "| `NOTIFY pgq, '<queue>'` in a loop | any login role | one claim per notification (11,584 claims in "
+    '5 s) | at most one empty claim per queue per 0.1 s slice | '
+    '`tests/worker/test_worker_notify_debounce.py`, `tests/unit/test_schedule_and_wakeups.py` |',
+    '',
+    'What is left: a claim that a flow-control limit cut short starts no quiet slice (the NOTIFY of the '
+    "next freed slot must claim at once, and pgq's own and a spoofed notification look the same), so "
+    'spoofed notifications of a queue whose limit is full still cost one (refused) claim each.',
+    '',
+    'Not an attack but the same kind of false alarm: a heartbeat that ran just after a round completed '
+    'its job reported the job lost (`job_lost`, `pgq_worker_jobs_lost_total`); now the round that carries'
+    " a finished job's outcome decides (`tests/unit/test_ledger.py`, "
+    '`tests/worker/test_worker_heartbeat_race.py`).',
     "",
 ]
 
