@@ -15,6 +15,7 @@
 \ir schema/071_job_page.sql
 \ir schema/075_key_rate.sql
 \ir schema/080_test_clock.sql
+\ir schema/085_max_lease.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql

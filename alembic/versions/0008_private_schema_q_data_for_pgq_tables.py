@@ -112,6 +112,26 @@ comment on table q.throughput_total is
   '(the first rolled-up outcome). Rolled up from q.tally by q.reap.';
 """
 
+# sql/schema/085_max_lease.sql, with the queues whose lease is over the default cap keeping their lease as cap.
+MAX_LEASE = """
+alter table q_data.queue add column max_lease interval not null default '1 hour';
+update q_data.queue set max_lease = lease where lease > max_lease;
+alter table q_data.queue
+  add constraint max_lease_is_positive check (max_lease > interval '0'),
+  add constraint lease_is_at_most_max_lease check (lease <= max_lease);
+comment on column q_data.queue.max_lease is
+  'The longest lease q.claim and q.heartbeat accept for this queue (22023 beyond); at least the queue''s default '
+  'lease. Default 1 hour: a longer job heartbeats.';
+"""
+OLD_CONFIGURE = (
+    "q.configure(text, interval, integer, integer, interval, interval, boolean, interval,"
+    " integer, integer, boolean, integer, interval, text[], integer, interval)"
+)
+NEW_CONFIGURE = (
+    "q.configure(text, interval, integer, integer, interval, interval, boolean, interval,"
+    " integer, integer, boolean, integer, interval, text[], integer, interval, interval)"
+)
+
 
 def _execute(statements: str) -> None:
     # The raw driver connection, as run_frozen does: SQLAlchemy would read ":" and "%" in comments.
@@ -128,6 +148,9 @@ def upgrade() -> None:
     run_frozen("0008", "functions/allow_test_clock.sql")
     # Admin calls wait at most 2 s for a lock and then say who holds it (issue 21 item 7).
     run_frozen("0008", "internal/lock_wait_failed.sql")
+    # Leases capped by the queue's max_lease (issue 21 item 7); a queue whose lease is longer keeps it as its cap.
+    _execute(MAX_LEASE)
+    _execute(f"drop function {OLD_CONFIGURE};\n")
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -206,6 +229,8 @@ def downgrade() -> None:
         "drop function q.allow_test_clock(boolean);\n"
         "drop function q.cron_longest_gap(q.cron_spec);\n"
         "drop function q.lock_wait_failed(text, text);\n"
+        f"drop function {NEW_CONFIGURE};\n"
+        "alter table q_data.queue drop column max_lease;\n"
         "drop table q_data.test_clock;\n"
     )
     _execute(MOVE_BACK)

@@ -50,7 +50,7 @@ select results_eq(
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval)'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_longest_gap(q.cron_spec)'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
@@ -142,7 +142,7 @@ select results_eq(
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval', 'q_data.queue'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
@@ -193,7 +193,7 @@ select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
-select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
 select has_function('q', 'stats', array['integer'], 'q.stats(int) exists');
 select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
 select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
@@ -232,7 +232,7 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q_data.queue', 'q.configure returns q_data.queue');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q_data.queue', 'q.configure returns q_data.queue');
 select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
 select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
@@ -267,7 +267,7 @@ select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is vo
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
-select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'volatile', 'q.configure is volatile');
 select volatility_is('q', 'stats', array['integer'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
 select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
 select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
@@ -306,7 +306,7 @@ select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER'
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
-select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure is SECURITY DEFINER');
 select is_definer('q', 'stats', array['integer'], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
 select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');

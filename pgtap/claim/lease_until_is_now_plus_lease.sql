@@ -19,7 +19,7 @@ select ok(:'explicit_until'::timestamptz between :'t0'::timestamptz + interval '
 select is((select lease_until from q_data.job where id = :explicit_id), :'explicit_until'::timestamptz,
   'the returned lease_until is the stored one');
 
-select q.configure('claim', lease => '2 hours') \g /dev/null
+select q.configure('claim', lease => '2 hours', max_lease => '2 hours') \g /dev/null
 select clock_timestamp() as t0 \gset
 select lease_until as configured_until from q.claim('claim') \gset
 select clock_timestamp() as t1 \gset

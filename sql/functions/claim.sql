@@ -40,6 +40,11 @@ begin
     perform q.check_queue_name(claim.queue);
     return;
   end if;
+  if claim.lease > v_queue.max_lease then
+    raise exception 'lease % is longer than queue %''s max_lease %', claim.lease, quote_literal(claim.queue), v_queue.max_lease
+      using errcode = '22023',
+            hint = 'heartbeat a long job (q.heartbeat) instead, or raise the cap: q.configure(queue, max_lease => ...)';
+  end if;
   if v_queue.paused then
     return;
   end if;
@@ -117,7 +122,7 @@ end
 $$;
 
 comment on function q.claim(text, integer, interval, integer) is
-  'Claims up to n (1..1000) due jobs of a queue, highest priority first, then oldest, skipping rows other claimers hold. Call it in its own short transaction (autocommit). Each job comes with a fencing token and lease_until (now + lease, default the queue''s). owner: a key from q.session_key() on a connection the caller keeps open (instant reclaim when that session ends); NULL or 0 = lease only.';
+  'Claims up to n (1..1000) due jobs of a queue, highest priority first, then oldest, skipping rows other claimers hold. Call it in its own short transaction (autocommit). Each job comes with a fencing token and lease_until (now + lease, default the queue''s; at most the queue''s max_lease, 22023 beyond). owner: a key from q.session_key() on a connection the caller keeps open (instant reclaim when that session ends); NULL or 0 = lease only.';
 
 revoke all on function q.claim(text, integer, interval, integer) from public;
 grant execute on function q.claim(text, integer, interval, integer) to pgq_worker;

@@ -5,11 +5,26 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+  v_queue record;
 begin
   perform q.check_claim(heartbeat.id, heartbeat.token);
   if heartbeat.lease <= interval '0' then
     raise exception 'lease must be positive, got %', heartbeat.lease
       using errcode = '22023';
+  end if;
+  -- (Looked up only when a lease is given: the worker's heartbeats pass
+  -- none. A stale token's heartbeat says 'lost' whatever its lease.)
+  if heartbeat.lease is not null then
+    select qq.name, qq.max_lease into v_queue
+      from q_data.job j join q_data.queue qq on qq.id = j.queue_id
+     where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
+    if heartbeat.lease > v_queue.max_lease then
+      raise exception 'lease % is longer than queue %''s max_lease %', heartbeat.lease, quote_literal(v_queue.name),
+        v_queue.max_lease
+        using errcode = '22023',
+              hint = 'heartbeat more often, or raise the cap: q.configure(queue, max_lease => ...)';
+    end if;
   end if;
 
   update q_data.job j

@@ -14,7 +14,8 @@ create or replace function q.configure(
   per              interval default null,
   unlimit          text[]   default null,
   key_rate         integer  default null,
-  key_per          interval default null
+  key_per          interval default null,
+  max_lease        interval default null
 )
 returns q_data.queue
 language plpgsql
@@ -34,6 +35,15 @@ begin
     raise exception 'lease must be positive and backoff_base, backoff_max, retention not negative'
       using errcode = '22023';
   end if;
+  if configure.max_lease <= interval '0' then
+    raise exception 'max_lease must be positive, got %', configure.max_lease
+      using errcode = '22023';
+  end if;
+  if coalesce(configure.lease, v_queue.lease) > coalesce(configure.max_lease, v_queue.max_lease) then
+    raise exception 'lease % must be at most max_lease %', coalesce(configure.lease, v_queue.lease),
+      coalesce(configure.max_lease, v_queue.max_lease)
+      using errcode = '22023';
+  end if;
   if coalesce(configure.backoff_max, v_queue.backoff_max) < coalesce(configure.backoff_base, v_queue.backoff_base) then
     raise exception 'backoff_max (%) must be at least backoff_base (%)',
       coalesce(configure.backoff_max, v_queue.backoff_max), coalesce(configure.backoff_base, v_queue.backoff_base)
@@ -47,7 +57,8 @@ begin
          backoff_base = coalesce(configure.backoff_base, qq.backoff_base),
          backoff_max = coalesce(configure.backoff_max, qq.backoff_max),
          keep_completed = coalesce(configure.keep_completed, qq.keep_completed),
-         retention = coalesce(configure.retention, qq.retention)
+         retention = coalesce(configure.retention, qq.retention),
+         max_lease = coalesce(configure.max_lease, qq.max_lease)
    where qq.id = v_queue.id;
   perform q.flow_configure(v_queue.id, configure.concurrency, configure.key_concurrency, configure.ordered,
                            configure.rate, configure.per, configure.unlimit,
@@ -57,8 +68,8 @@ begin
 end
 $$;
 
-comment on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) is
-  'Changes a queue''s settings (NULL leaves one as it is) and returns them; creates the queue if needed. Defaults: lease 5 min, max_attempts 5, max_crashes 3, backoff 1 s doubling to 1 h, keep_completed false, retention 7 days. Flow control (all unlimited by default): concurrency = jobs running at once across all workers; key_concurrency = jobs per concurrency_key admitted (waiting or running) at once; ordered = a key''s jobs run one at a time in order (key_concurrency 1); rate starts per period per (sliding window; per defaults to 1 second); key_rate starts per key_per per concurrency_key (needs key_concurrency; key_per defaults to 1 second); unlimit names limits to remove. Bad values raise 22023 and change nothing.';
+comment on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval, interval) is
+  'Changes a queue''s settings (NULL leaves one as it is) and returns them; creates the queue if needed. Defaults: lease 5 min, max_lease 1 hour (the longest lease a claim or heartbeat may ask for), max_attempts 5, max_crashes 3, backoff 1 s doubling to 1 h, keep_completed false, retention 7 days. Flow control (all unlimited by default): concurrency = jobs running at once across all workers; key_concurrency = jobs per concurrency_key admitted (waiting or running) at once; ordered = a key''s jobs run one at a time in order (key_concurrency 1); rate starts per period per (sliding window; per defaults to 1 second); key_rate starts per key_per per concurrency_key (needs key_concurrency; key_per defaults to 1 second); unlimit names limits to remove. Bad values raise 22023 and change nothing.';
 
-revoke all on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) from public;
-grant execute on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval) to pgq_admin;
+revoke all on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval, interval) from public;
+grant execute on function q.configure(text, interval, integer, integer, interval, interval, boolean, interval, integer, integer, boolean, integer, interval, text[], integer, interval, interval) to pgq_admin;

@@ -1,0 +1,11 @@
+-- The longest lease a claim or heartbeat may ask for. Up to 0007 leases were
+-- unbounded: q.claim('cap', 3, lease => '1000 years', owner => 0) and a
+-- disconnect held a concurrency-3 queue full for good. A job that runs longer
+-- than max_lease heartbeats (the worker does, every lease/3).
+alter table q_data.queue
+  add column max_lease interval not null default '1 hour',
+  add constraint max_lease_is_positive check (max_lease > interval '0'),
+  add constraint lease_is_at_most_max_lease check (lease <= max_lease);
+
+comment on column q_data.queue.max_lease is
+  'The longest lease q.claim and q.heartbeat accept for this queue (22023 beyond); at least the queue''s default lease. Default 1 hour: a longer job heartbeats.';
