@@ -3,14 +3,24 @@
 pgq goes in with ``alembic upgrade head`` once, into a template database;
 every pgq database of the run is a copy of it. The seeds' hand-written
 queues get their own SQL files from bench/sql/.
+
+Where pgq's tables are: revision 0008 moved its tables, sequences and indexes
+from schema q into q_data (functions and types stay in q). The bench's SQL
+names them as head does (``q_data.job``); a database the bench migrated to an
+older revision (``--pgq-revision``) keeps them in q. Every text that names
+one goes through ``adapt`` (or ``execute``) with a connection to the database
+it is for; pgbench scripts too (bench/pgbench.py).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import weakref
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -23,6 +33,46 @@ QUEUE = "bench"
 PAYLOAD_SQL = (
     "jsonb_build_object('userId', g, 'email', 'user' || g || '@example.com', 'template', 'welcome-email')"
 )
+HEAD_TABLES = "q_data"  # the schema of pgq's tables at head (revision 0008 on); q before it
+_schemas: weakref.WeakKeyDictionary[psycopg.Connection[Any], str] = weakref.WeakKeyDictionary()
+
+
+def table_schema(conn: psycopg.Connection[Any]) -> str:
+    """Which schema holds pgq's tables in conn's database: q_data at head, q at a revision before 0008.
+
+    Asked once per connection (a connection stays in one database).
+    """
+    schema = _schemas.get(conn)
+    if schema is None:
+        moved = conn.execute(f"select to_regclass('{HEAD_TABLES}.job') is not null").fetchone()[0]
+        schema = _schemas[conn] = HEAD_TABLES if moved else "q"
+    return schema
+
+
+def for_schema(sql: str, schema: str) -> str:
+    """sql, which names pgq's tables and indexes as head does (q_data.job), with them in schema instead."""
+    return sql if schema == HEAD_TABLES else re.sub(rf"\b{HEAD_TABLES}\.", f"{schema}.", sql)
+
+
+def adapt(conn: psycopg.Connection[Any], sql: str) -> str:
+    """sql (or a table's name), written as head names pgq's tables, as conn's database names them."""
+    return for_schema(sql, table_schema(conn))
+
+
+def execute(conn: psycopg.Connection[Any], sql: str, params: Any = None) -> psycopg.Cursor[Any]:
+    """conn.execute of sql, written as head names pgq's tables, adapted to conn's database."""
+    return conn.execute(adapt(conn, sql), params)
+
+
+def frozen_before_0008(sql: str, *relations: str) -> str:
+    """SQL frozen at a revision before 0008, which names the given relations in q (q.job), as the
+    bench writes SQL (q_data.job), so that `adapt` fits it to any database.
+
+    The relations are named, not guessed: q.tally, q.schedule and q.throughput are functions at
+    head as well as tables in q_data.
+    """
+    names = "|".join(sorted(map(re.escape, relations), key=len, reverse=True))
+    return re.sub(rf"\bq\.({names})\b", rf"{HEAD_TABLES}.\1", sql)
 
 
 def template(revision: str | None = None) -> str:
@@ -66,7 +116,7 @@ def new_raw(server: Server, name: str, schema: str) -> str:
 
 
 def queue_id(conn: psycopg.Connection) -> int:
-    return int(conn.execute("select id from q_data.queue where name = %s", (QUEUE,)).fetchone()[0])
+    return int(execute(conn, "select id from q_data.queue where name = %s", (QUEUE,)).fetchone()[0])
 
 
 def fill_pgq(conn: psycopg.Connection, n: int, payload: str = "jsonb_build_object('n', g)") -> None:
@@ -76,7 +126,8 @@ def fill_pgq(conn: psycopg.Connection, n: int, payload: str = "jsonb_build_objec
     qid = queue_id(conn)
     with conn.transaction():
         conn.execute("set local pgq.notify = off")
-        conn.execute(
+        execute(
+            conn,
             f"insert into q_data.job (queue_id, payload, run_at, state)"
             f" select %s, {payload}, clock_timestamp(), 'w' from generate_series(1, %s) g",
             (qid, n),
@@ -94,10 +145,10 @@ def fill_seed001(conn: psycopg.Connection, n: int) -> None:
 
 def reset_pgq(conn: psycopg.Connection, backlog: int) -> None:
     """Back to `backlog` waiting jobs and nothing else, vacuumed (seed 001: "freshly vacuumed")."""
-    conn.execute("delete from q_data.job where state <> 'w'")
-    waiting = conn.execute("select count(*) from q_data.job where state = 'w'").fetchone()[0]
+    execute(conn, "delete from q_data.job where state <> 'w'")
+    waiting = execute(conn, "select count(*) from q_data.job where state = 'w'").fetchone()[0]
     fill_pgq(conn, backlog - waiting)
-    conn.execute("vacuum (analyze) q_data.job")
+    execute(conn, "vacuum (analyze) q_data.job")
 
 
 def reset_seed001(conn: psycopg.Connection, backlog: int) -> None:

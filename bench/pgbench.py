@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from . import databases
 from .cluster import Server
 
 TPS = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
@@ -43,7 +44,13 @@ def run(
     transactions: int = 0,
     defines: dict[str, str] | None = None,
 ) -> PgbenchResult:
-    """seconds of load (-T), or with transactions > 0 that many per client (-t: the quick profile)."""
+    """seconds of load (-T), or with transactions > 0 that many per client (-t: the quick profile).
+
+    A script names pgq's tables as head does (q_data.job); each run fits it to dbname's pgq revision.
+    """
+    if f"{databases.HEAD_TABLES}." in script:
+        with server.connect(dbname) as conn:
+            script = databases.adapt(conn, script)
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
         f.write(script.replace("{q}", quoting(mode)))
         f.flush()

@@ -43,13 +43,13 @@ class PgqThin:
     def load(self, n: int) -> None:
         """Empty the queue, then n waiting jobs, vacuumed (set-up, not timed)."""
         with self.connect() as conn:
-            conn.execute("truncate q_data.job, q_data.job_history")
+            databases.execute(conn, "truncate q_data.job, q_data.job_history")
             databases.fill_pgq(conn, n, databases.PAYLOAD_SQL)
-            conn.execute("vacuum (analyze) q_data.job")
+            databases.execute(conn, "vacuum (analyze) q_data.job")
 
     def pending(self) -> int:
         with self.connect() as conn:
-            return int(conn.execute("select count(*) from q_data.job").fetchone()[0])
+            return int(databases.execute(conn, "select count(*) from q_data.job").fetchone()[0])
 
     def enqueue_one(self, n: int) -> float:
         with self.connect() as conn:

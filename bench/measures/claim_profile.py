@@ -120,11 +120,11 @@ def _setup(ctx: Context, backlog: int) -> int:
     srv = ctx.server
     databases.new_pgq(srv, PGQ)
     with srv.connect(PGQ) as conn:
-        conn.execute((SQL / "profile_alternatives.sql").read_text())
-        conn.execute(claim_noset_sql())
+        databases.execute(conn, (SQL / "profile_alternatives.sql").read_text())
+        databases.execute(conn, claim_noset_sql())
         conn.execute("create extension if not exists pg_stat_statements")
         databases.fill_pgq(conn, backlog)
-        conn.execute("vacuum (analyze) q_data.job")
+        databases.execute(conn, "vacuum (analyze) q_data.job")
         _reset(conn, "hot", backlog)
         qid = databases.queue_id(conn)
     databases.new_raw(srv, RAW, "seed001.sql")
@@ -145,6 +145,7 @@ def per_call(ctx: Context, qid: int, backlog: int, calls: int) -> tuple[dict[str
             table = {"raw": "jobs", "pgq": "q_data.job", "hot": "alt.job"}[kind]
             with srv.connect(db) as conn:
                 _reset(conn, kind, backlog)
+                table = databases.adapt(conn, table)
                 before = _hot_updates(conn, table)
             r = pgbench.run(srv, db, script.replace("{qid}", str(qid)), 1, 60, options=ASYNC, transactions=calls,
                             defines={"pid": "0", "ptok": f"'{ZERO_UUID}'"})
@@ -178,6 +179,7 @@ def statements(ctx: Context, backlog: int, calls: int) -> tuple[list[list[str]],
         pgbench.run(srv, db, script, 1, 60, transactions=calls,
                     options=ASYNC + " -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on")
         with srv.connect(db) as conn:
+            update_job, from_queue = (databases.adapt(conn, s) for s in ("update q_data.job", "from q_data.queue"))
             rows = conn.execute(
                 "select toplevel, calls, mean_plan_time * 1000, mean_exec_time * 1000, query from pg_stat_statements"
                 " where dbid = (select oid from pg_database where datname = current_database())"
@@ -188,9 +190,9 @@ def statements(ctx: Context, backlog: int, calls: int) -> tuple[list[list[str]],
             low = q.lower()
             if kind == "pgq" and toplevel and "q.claim" in low:
                 fig["pgq_plan"], fig["pgq_exec"] = plan_us, exec_us
-            elif kind == "pgq" and not toplevel and low.startswith("update q_data.job"):
+            elif kind == "pgq" and not toplevel and low.startswith(update_job):
                 fig["update"] = exec_us
-            elif kind == "pgq" and not toplevel and "from q_data.queue" in low:
+            elif kind == "pgq" and not toplevel and from_queue in low:
                 fig["queue"] = exec_us
             elif kind == "raw" and toplevel and low.startswith("update jobs"):
                 fig["raw_plan"], fig["raw_exec"] = plan_us, exec_us

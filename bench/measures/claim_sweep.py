@@ -47,7 +47,7 @@ def setup(ctx: Context) -> None:
         databases.new_pgq(srv, db, rev)
         with srv.connect(db) as conn:
             databases.fill_pgq(conn, p.backlog)
-            conn.execute("vacuum (analyze) q_data.job")
+            databases.execute(conn, "vacuum (analyze) q_data.job")
     databases.new_raw(srv, RAW_DB, "seed001.sql")
     with srv.connect(RAW_DB) as conn:
         databases.fill_seed001(conn, p.backlog)

@@ -42,7 +42,7 @@ def run(ctx: Context) -> Section:
     databases.new_pgq(srv, PGQ)
     with srv.connect(PGQ) as conn:
         databases.fill_pgq(conn, backlog)
-        conn.execute("vacuum (analyze) q_data.job")
+        databases.execute(conn, "vacuum (analyze) q_data.job")
     databases.new_raw(srv, RAW4, "seed004.sql")
     databases.new_raw(srv, RAW1, "seed001.sql")
     with srv.connect(RAW1) as conn:
@@ -53,7 +53,7 @@ def run(ctx: Context) -> Section:
         for label, db, script, options, vacuum in ctx.order(CASES, rep):
             if vacuum:
                 with srv.connect(db) as conn:
-                    conn.execute(f"vacuum {vacuum}")
+                    databases.execute(conn, f"vacuum {vacuum}")
             r = pgbench.run(srv, db, (SCRIPTS / f"{script}.sql").read_text(), 1, 1, options=options,
                             transactions=p.pgbench_transactions)
             tps[label].append(r.tps)

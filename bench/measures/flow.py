@@ -94,23 +94,24 @@ def _fill(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> No
         conn.execute("set local pgq.notify = off")
         # Straight into q_data.job (set-up only); the admission trigger still gives
         # keyed jobs their key slot or holds them.
-        conn.execute(
+        databases.execute(
+            conn,
             f"insert into q_data.job (queue_id, payload, run_at, state{column})"
             f" select %s, jsonb_build_object('n', g), clock_timestamp(), 'w'{key} from generate_series(1, %s) g",
             (qid, n))
 
 
 def _reset(conn: psycopg.Connection, n: int, keyed: bool, keys: int = KEYS) -> None:
-    conn.execute("delete from q_data.job")
-    if conn.execute("select to_regclass('q_data.queue_slot') is not null").fetchone()[0]:  # not at pgq@0002
-        conn.execute("update q_data.queue_slot set job_id = null")
-        conn.execute("delete from q_data.key_slot")
-    if conn.execute("select to_regclass('q_data.key_rate_slot') is not null").fetchone()[0]:  # from 0007
+    databases.execute(conn, "delete from q_data.job")
+    if databases.execute(conn, "select to_regclass('q_data.queue_slot') is not null").fetchone()[0]:  # not at pgq@0002
+        databases.execute(conn, "update q_data.queue_slot set job_id = null")
+        databases.execute(conn, "delete from q_data.key_slot")
+    if databases.execute(conn, "select to_regclass('q_data.key_rate_slot') is not null").fetchone()[0]:  # from 0007
         # (vacuumed too: every start rewrites a slot row and its used_at index entry, no HOT update)
-        conn.execute("delete from q_data.key_rate_slot")
-        conn.execute("vacuum q_data.key_rate_slot")
+        databases.execute(conn, "delete from q_data.key_rate_slot")
+        databases.execute(conn, "vacuum q_data.key_rate_slot")
     _fill(conn, n, keyed, keys)
-    conn.execute("vacuum (analyze) q_data.job")
+    databases.execute(conn, "vacuum (analyze) q_data.job")
 
 
 def _variants(ctx: Context) -> list[tuple[str, str, str | None, bool, str | None]]:
@@ -180,7 +181,7 @@ def _drain(ctx: Context, db: str, label: str, backlog: int, keyed: bool, keys: i
     if r.failed:
         raise RuntimeError(f"{label}: {r.failed} failed transactions")
     with ctx.server.connect(db) as conn:
-        left = conn.execute("select count(*) from q_data.job").fetchone()[0]
+        left = databases.execute(conn, "select count(*) from q_data.job").fetchone()[0]
     if left == 0:
         raise RuntimeError(f"{label}: the backlog of {backlog:,} ran out; raise it")
     return (backlog - left) / seconds, r.tps
@@ -253,7 +254,7 @@ def held_rate(ctx: Context, seconds: float) -> dict[str, float]:
     with srv.connect(db) as conn:
         conn.execute("select q.configure('bench', rate => %s, per => '1 second')", (RATE,))
         _fill(conn, int(RATE * (seconds + 10)), False)
-        conn.execute("vacuum (analyze) q_data.job")
+        databases.execute(conn, "vacuum (analyze) q_data.job")
     starts, _, errors = _claim_clients(srv, db, seconds, 0.0)
     srv.drop(db)
     starts.sort()
@@ -315,9 +316,9 @@ def held_key_rate(ctx: Context, seconds: float) -> dict[str, Any]:
     databases.new_pgq(srv, db)
     with srv.connect(db) as conn:
         conn.execute(f"select q.configure('bench', {KR_SETTINGS})")
-        conn.execute(STAMPS)
+        databases.execute(conn, STAMPS)
         _fill(conn, int(KR_KEYS * KR_RATE * (seconds + 5)), True, KR_KEYS)
-        conn.execute("vacuum (analyze) q_data.job")
+        databases.execute(conn, "vacuum (analyze) q_data.job")
     # (at least 5 ms between empty claims, as the worker does: "0" means a free slot another claim holds)
     claimed, claims, errors = _claim_clients(srv, db, seconds, 0.005)
     stamps: dict[str, list[float]] = defaultdict(list)

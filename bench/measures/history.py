@@ -30,14 +30,16 @@ def run(ctx: Context) -> Section:
             conn.execute("select q.configure(%s, keep_completed => true)", (databases.QUEUE,))
             databases.fill_pgq(conn, p.history_waiting)
             if db == KEPT:
-                conn.execute(
-                    "insert into q_data.job_history (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
+                databases.execute(
+                    conn,
+                    "insert into q_data.job_history"
+                    " (id, queue_id, state, payload, priority, attempt, run_at, finished_at)"
                     " select -g, %s, 'completed', jsonb_build_object('n', g), 0, 1,"
                     " now() - interval '1 day', now() - interval '1 hour' + g * interval '1 millisecond'"
                     " from generate_series(1, %s) g",
                     (databases.queue_id(conn), p.history_rows),
                 )
-                conn.execute("vacuum (analyze) q_data.job_history")
+                databases.execute(conn, "vacuum (analyze) q_data.job_history")
     tps: dict[str, list[float]] = defaultdict(list)
     for rep in range(p.reps):
         for db in ctx.order([CLEAN, KEPT], rep):
@@ -47,7 +49,7 @@ def run(ctx: Context) -> Section:
                                          transactions=p.pgbench_transactions).tps)
         ctx.log(f"history: run {rep + 1}: clean {tps[CLEAN][-1]:.0f}, kept {tps[KEPT][-1]:.0f}")
     with srv.connect(KEPT) as conn:
-        kept = conn.execute("select count(*) from q_data.job_history").fetchone()[0]
+        kept = databases.execute(conn, "select count(*) from q_data.job_history").fetchone()[0]
     for db in (CLEAN, KEPT):
         srv.drop(db)
     clean, with_history = median(tps[CLEAN]), median(tps[KEPT])

@@ -114,7 +114,7 @@ def backlog_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
                 if not _room_for(ctx, size - have, notes, f"{size:,} waiting jobs"):
                     break
                 load_s = _timed(lambda n=size - have: _load(conn, n))
-                vacuum_s = _timed(lambda: conn.execute("vacuum (analyze) q_data.job"))
+                vacuum_s = _timed(lambda: databases.execute(conn, "vacuum (analyze) q_data.job"))
                 have = size
                 ctx.log(f"scale: {size:,} waiting (load {load_s:.1f} s, vacuum {vacuum_s:.1f} s)")
                 row = {"load_s": load_s, "vacuum_s": vacuum_s}
@@ -123,7 +123,8 @@ def backlog_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
                                       lambda size=size: databases.reset_pgq(conn, size))
                 databases.reset_pgq(conn, size)
                 row["stats_s"] = _median_call(conn, "select * from q.stats()")
-                row["table_mb"] = conn.execute("select pg_total_relation_size('q_data.job') / 1e6").fetchone()[0]
+                row["table_mb"] = databases.execute(
+                    conn, "select pg_total_relation_size('q_data.job') / 1e6").fetchone()[0]
                 out[size] = row
                 ctx.log(f"scale: {size:,}: claim {row['claim']:.0f}/s, cycle {row['cycle']:.0f}/s, "
                         f"stats {row['stats_s'] * 1000:.1f} ms")
@@ -137,8 +138,8 @@ def queue_curve(ctx: Context) -> dict[int, float]:
         with srv.connect(db) as conn:
             for n in p.scale_queues:
                 conn.execute("select count(q.configure('b' || g)) from generate_series(1, %s) g", (n,))
-                conn.execute("truncate q_data.job")
-                conn.execute("vacuum (analyze) q_data.queue")
+                databases.execute(conn, "truncate q_data.job")
+                databases.execute(conn, "vacuum (analyze) q_data.queue")
                 out[n] = _bench(ctx, db, ENQUEUE.format(queues=n))
                 ctx.log(f"scale: enqueue into {n:,} queues: {out[n]:.0f}/s")
     return out
@@ -158,19 +159,21 @@ def reap_curve(ctx: Context) -> dict[str, float]:
                 if n > have:
                     with conn.transaction():
                         conn.execute("set local pgq.notify = off")
-                        conn.execute(
-                            "insert into q_data.job (queue_id, payload, run_at, state, attempt, token, lease_until, owner)"
+                        databases.execute(
+                            conn,
+                            "insert into q_data.job"
+                            " (queue_id, payload, run_at, state, attempt, token, lease_until, owner)"
                             f" select %s, {databases.PAYLOAD_SQL}, clock_timestamp(), 'r', 1, gen_random_uuid(),"
                             " clock_timestamp() + interval '1 hour', 1 + g %% %s from generate_series(1, %s) g",
                             (qid, OWNERS, n - have),
                         )
                     have = n
-                conn.execute("vacuum (analyze) q_data.job")
+                databases.execute(conn, "vacuum (analyze) q_data.job")
                 out[f"{n:,} running"] = _median_call(conn, "select q.reap()", 5)
                 ctx.log(f"scale: reap with {n:,} running: {out[f'{n:,} running'] * 1000:.1f} ms")
             idle = p.scale_idle_queues
             conn.execute("select count(q.configure('idle' || g)) from generate_series(1, %s) g", (idle,))
-            conn.execute("vacuum (analyze) q_data.queue")
+            databases.execute(conn, "vacuum (analyze) q_data.queue")
             key = f"{have:,} running + {idle:,} idle queues"
             out[key] = _median_call(conn, "select q.reap()", 5)
             ctx.log(f"scale: reap with {key}: {out[key] * 1000:.1f} ms")
@@ -192,14 +195,15 @@ def history_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
 
                 def load(n: int = n, have: int = have) -> None:
                     for start in range(have, n, CHUNK):
-                        conn.execute(
+                        databases.execute(
+                            conn,
                             "insert into q_data.job_history (id, queue_id, state, payload, priority, attempt, run_at,"
                             f" finished_at) select -g, %s, 'completed', {databases.PAYLOAD_SQL}, 0, 1,"
                             " now() - interval '1 day', now() - interval '1 hour' + g * interval '1 microsecond'"
                             " from generate_series(%s::bigint, %s::bigint) g",
                             (qid, start + 1, min(n, start + CHUNK)),
                         )
-                    conn.execute("vacuum (analyze) q_data.job_history")
+                    databases.execute(conn, "vacuum (analyze) q_data.job_history")
 
                 load_s = _timed(load)
                 have = n

@@ -66,7 +66,8 @@ def lateness(ctx: Context) -> tuple[list[float], list[float]]:
         worker.stop()  # type: ignore[union-attr]
         worker.join(30)  # type: ignore[union-attr]
     with psycopg.connect(dsn, autocommit=True) as conn:
-        enqueued = [r[0] for r in conn.execute(
+        enqueued = [r[0] for r in databases.execute(
+            conn,
             "select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q_data.job_history"
             " union all select extract(epoch from run_at - (payload->>'slot')::timestamptz)::float8 from q_data.job")]
     ctx.server.drop("bench_sched_late")
@@ -89,7 +90,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select q.configure('sched-bench')")  # the same queue rows for every n
             _daily(conn, n, seed=n)
-            conn.execute("vacuum analyze q_data.schedule")
+            databases.execute(conn, "vacuum analyze q_data.schedule")
             conn.execute("set pgq.schedule_now = '2026-01-01 00:00:40Z'")
             for _ in range(20):
                 conn.execute("select q.reap()")  # warm: plans cached
@@ -103,7 +104,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
             t0 = time.perf_counter()
             conn.execute("do $$ begin for i in 1..1000 loop perform q.fire_schedules(1000); end loop; end $$")
             alone[n] = (time.perf_counter() - t0) / 1000
-            fired = conn.execute("select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
+            fired = databases.execute(conn, "select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
             assert fired == 0, f"{fired} schedules fired in the idle-turn measurement"
         ctx.server.drop(db)
         ctx.log(f"schedules: reap turn with {n:,} schedules: median {ms(median(times))},"
@@ -121,10 +122,10 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
             t0 = time.perf_counter()
             conn.execute("select q.reap(max_jobs => 1000)")
             elapsed = time.perf_counter() - t0
-            fired = conn.execute("select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
+            fired = databases.execute(conn, "select count(*) from q_data.job").fetchone()[0]  # type: ignore[index]
             assert fired == 1_000, f"expected 1,000 fires, got {fired}"
             per_fire.append(elapsed / 1_000)
-            conn.execute("delete from q_data.job")
+            databases.execute(conn, "delete from q_data.job")
     ctx.server.drop("bench_sched_fire")
     return turns, alone, per_fire
 
@@ -153,8 +154,9 @@ def claims(ctx: Context) -> dict[str, list[float]]:
             if db == many_db:
                 _daily(conn, p.schedules_many, seed=7)
                 # Real clock from here on: move the daily slots to after now.
-                conn.execute("update q_data.schedule set next_fire_at = q.next_slot(spec, every, timezone, now())")
-                conn.execute("vacuum analyze q_data.schedule")
+                databases.execute(
+                    conn, "update q_data.schedule set next_fire_at = q.next_slot(spec, every, timezone, now())")
+                databases.execute(conn, "vacuum analyze q_data.schedule")
             databases.fill_pgq(conn, p.schedules_claim_waiting)
             conn.execute("vacuum (analyze)")  # no autovacuum of the set-up during a measured run
     tps: dict[str, list[float]] = defaultdict(list)

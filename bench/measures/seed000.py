@@ -149,9 +149,9 @@ def run(ctx: Context) -> Section:
                                      " from generate_series(1, %s) g", (backlog,))
                         conn.execute("vacuum (analyze) jobs")
                     else:
-                        conn.execute("truncate q_data.job")
+                        databases.execute(conn, "truncate q_data.job")
                         databases.fill_pgq(conn, backlog)
-                        conn.execute("vacuum (analyze) q_data.job")
+                        databases.execute(conn, "vacuum (analyze) q_data.job")
                 dsn = bsrv.dsn(db) if "PgBouncer" in mode else srv.dsn(db)
                 results[(mode, workers)] = _step(dsn, workers, p.seed000_seconds, mode)
             ctx.log(f"seed000: {workers} workers: " + ", ".join(

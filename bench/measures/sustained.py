@@ -36,7 +36,7 @@ def _seed(ctx: Context, db: str) -> None:
         databases.new_pgq(srv, db)
         with srv.connect(db) as conn:
             databases.fill_pgq(conn, n)
-            conn.execute("vacuum (analyze) q_data.job")
+            databases.execute(conn, "vacuum (analyze) q_data.job")
     else:
         databases.new_raw(srv, db, "seed001.sql")
         with srv.connect(db) as conn:
@@ -64,7 +64,8 @@ def run(ctx: Context) -> Section:
         table = "q_data.job" if "pgq" in db else "jobs"
         with srv.connect(db) as conn:
             vacuums[label] = int(conn.execute(
-                "select autovacuum_count from pg_stat_user_tables where relid = %s::regclass", (table,)
+                "select autovacuum_count from pg_stat_user_tables where relid = %s::regclass",
+                (databases.adapt(conn, table),)
             ).fetchone()[0])
         srv.drop(db)
     srv.set_naptime("1min")

@@ -149,18 +149,19 @@ def capacity(ctx: Context, dsn: str) -> float:
 
 
 def _snapshot(conn: psycopg.Connection[Any], diagnose: bool) -> dict[str, Any]:
-    r = conn.execute(COUNTERS).fetchone()
+    r = databases.execute(conn, COUNTERS).fetchone()
     snap: dict[str, Any] = dict(zip(
         ["live", "dead", "autovacuums", "vacuums", "autoanalyzes", "heap_bytes", "total_bytes", "hot_upd", "upd"],
         r, strict=True))
     snap["indexes"] = {name: {"bytes": size, "scans": scans, "tup_read": read}
-                       for name, size, scans, read in conn.execute(INDEX_COUNTERS)}
-    waiting, running = conn.execute(
+                       for name, size, scans, read in databases.execute(conn, INDEX_COUNTERS)}
+    waiting, running = databases.execute(
+        conn,
         "select count(*) filter (where state = 'w'), count(*) filter (where state = 'r') from q_data.job").fetchone()
     snap["waiting"], snap["running"] = waiting, running
     if diagnose:
         for name in snap["indexes"]:
-            live, dead = conn.execute(LEAF_ENTRIES, {"idx": f"q.{name}"}).fetchone()
+            live, dead = conn.execute(LEAF_ENTRIES, {"idx": f"{databases.table_schema(conn)}.{name}"}).fetchone()
             snap["indexes"][name]["entries"] = int(live)
             snap["indexes"][name]["killed"] = int(dead)
     return snap
@@ -272,8 +273,8 @@ def report(ctx: Context, runs: dict[str, list[dict[str, Any]]], cap: float, targ
         targets.append(Target(
             name=f"sustained, {labels[key]}: tables stop growing (last third grows < 10%)",
             holds=growth < 1.10,
-            detail=f"q_data.job with indexes x{growth:.2f} over the last third, {samples[-1]['total_bytes'] / 1e6:.1f} MB "
-                   "at the end"))
+            detail=f"q_data.job with indexes x{growth:.2f} over the last third, "
+                   f"{samples[-1]['total_bytes'] / 1e6:.1f} MB at the end"))
     tables.insert(0, Table(
         caption=f"summary: {rate(target_rate)} jobs/s offered (70% of the measured capacity, {rate(cap)} jobs/s), "
                 f"{p.sustained_long_minutes:g} min per configuration",

@@ -7,15 +7,51 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
-from bench import redis, report
+from bench import databases, redis, report
 from bench.contenders import node
 from bench.model import Section, Table
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_sql_names_pgq_tables_in_q_data_at_head_and_in_q_before_revision_0008() -> None:
+    sql = "truncate q_data.job, q_data.job_history; select * from q.claim('bench', 1)"
+    assert databases.for_schema(sql, "q_data") == sql
+    assert databases.for_schema(sql, "q") == "truncate q.job, q.job_history; select * from q.claim('bench', 1)"
+    frozen = ("select qq.name from q.queue qq join q.job x on true, q.job_history d;"
+              " select q.stats(), null::q.queue_stats")
+    assert databases.frozen_before_0008(frozen, "job", "job_history", "queue") == (
+        "select qq.name from q_data.queue qq join q_data.job x on true, q_data.job_history d;"
+        " select q.stats(), null::q.queue_stats")
+
+
+def test_bench_set_up_runs_on_a_head_database_and_on_one_at_revision_0007(
+    conn: psycopg.Connection[Any], new_database: Callable[[], str]
+) -> None:
+    old_url = new_database()
+    migrate = subprocess.run([str(Path(sys.executable).parent / "alembic"), "upgrade", "0007"], cwd=ROOT,
+                             env={**os.environ, "DATABASE_URL": old_url}, capture_output=True, text=True, timeout=300)
+    assert migrate.returncode == 0, migrate.stderr[-2000:]
+    with psycopg.connect(old_url, autocommit=True) as old:
+        for db, schema in ((conn, "q_data"), (old, "q")):
+            assert databases.table_schema(db) == schema
+            db.execute("select q.configure(%s)", (databases.QUEUE,))
+            databases.fill_pgq(db, 5)
+            db.execute("select * from q.claim(%s, 2)", (databases.QUEUE,))
+            databases.reset_pgq(db, 5)  # the 2 claimed jobs go, 2 new waiting ones come
+            waiting = databases.execute(db, "select count(*) filter (where state = 'w') from q_data.job").fetchone()
+            assert waiting[0] == 5
+            index = databases.adapt(db, "q_data.job_claim_idx")
+            assert db.execute("select %s::regclass::text", (index,)).fetchone()[0] == f"{schema}.job_claim_idx"
 
 
 @pytest.mark.skipif(redis.binary() is None, reason="redis-server is not installed (bench/install-deps installs it)")
