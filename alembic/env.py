@@ -86,7 +86,10 @@ def run_migrations_online() -> None:
     engine = engine_for(database_url())
     create_version_table(engine)
     # The lock lives in a transaction of its own connection, held open while
-    # the migrations run and commit one by one on the other.
+    # the migrations run on the other, all in one transaction: an upgrade that
+    # fails anywhere leaves the database at the revision it started from (up
+    # to 0007 each revision committed on its own, and a failure in 0003 left
+    # a database half-migrated at 0002).
     with engine.connect() as holder, engine.connect() as connection:
         holder.execute(text(MIGRATION_LOCK))
         try:
@@ -94,7 +97,7 @@ def run_migrations_online() -> None:
                 connection=connection,
                 target_metadata=None,
                 version_table_schema="q",
-                transaction_per_migration=True,
+                transaction_per_migration=False,
             )
             with context.begin_transaction():
                 context.run_migrations()
