@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -46,7 +46,7 @@ import psycopg
 
 from . import _client, aio
 from .records import CatchUp
-from .worker.options import WorkerOptions, check_queue_name
+from .worker.options import TASK_SETTINGS, TaskSettings, WorkerOptions, auto_loops, check_queue_name
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, Worker
@@ -85,6 +85,7 @@ class Task(Generic[P]):
         self.priority = priority
         self.batch_size = batch_size
         self.name = name
+        self.defaults: Mapping[str, Any] = {}  # the App's options (App.task sets them): the level below this task's
         self.__doc__ = fn.__doc__
         self.__name__ = getattr(fn, "__name__", name)
 
@@ -129,12 +130,19 @@ class Task(Generic[P]):
                                       max_attempts=max_attempts or self.max_attempts,
                                       dedup_keys=dedup_keys, idempotency_key=idempotency_key)
 
-    def lane(self, index: int, default_concurrency: int) -> Lane:
-        """The worker's per-queue settings for this task."""
+    def settings(self, app: Mapping[str, Any] | None = None, worker: Mapping[str, Any] | None = None) -> TaskSettings:
+        """This task's effective concurrency, batch_size and lease: the worker's arguments > this task's
+        own (``@app.task``) > the App's > the default (:class:`~pgq_client.worker.options.TaskSettings`)."""
+        own = {"concurrency": self.concurrency, "batch_size": self.batch_size, "lease": self.lease}
+        return TaskSettings.resolve(worker or {}, own, self.defaults if app is None else app)
+
+    def lane(self, index: int, app: Mapping[str, Any] | None = None, worker: Mapping[str, Any] | None = None) -> Lane:
+        """The worker's per-queue settings for this task (:meth:`settings`)."""
         from .worker._lanes import Lane
 
-        return Lane.make(index, self.fn, (self.queue,), concurrency=self.concurrency or default_concurrency,
-                         batch_size=self.batch_size, lease=self.lease, payload=self.payload, name=self.name)
+        chosen = self.settings(app, worker)
+        return Lane.make(index, self.fn, (self.queue,), concurrency=chosen.concurrency,
+                         batch_size=chosen.batch_size, lease=chosen.lease, payload=self.payload, name=self.name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,9 +173,12 @@ class Periodic:
 class App:
     """A set of tasks served by one worker, with worker options shared by all of them.
 
-    options: defaults for :class:`~pgq_client.worker.WorkerOptions`
-    (database_url, poll_interval, ...), overridable when the worker is made.
-    ``concurrency`` is the default per task; a task's own wins.
+    options: :class:`~pgq_client.worker.WorkerOptions` for the App's worker
+    (database_url, poll_interval, ...). ``concurrency``, ``batch_size`` and
+    ``lease`` are per task: every task gets the App's unless it sets its own.
+    Precedence (:class:`~pgq_client.worker.options.TaskSettings`): the
+    worker's arguments (``pgq worker`` flags, :meth:`worker` keywords) >
+    ``@app.task(...)`` > ``App(...)`` > the default.
     prune_schedules: when a worker starts, also delete schedules into this
     App's queues that the code no longer declares (off by default: removing a
     declaration then leaves the schedule in the database).
@@ -211,6 +222,7 @@ class App:
             task: Task[P] = Task(fn, queue=q, payload=payload, lease=lease, max_attempts=max_attempts,
                                  concurrency=concurrency, priority=priority, batch_size=batch_size,
                                  name=str(name or getattr(fn, "__qualname__", q)))
+            task.defaults = self.options
             self.tasks[q] = task
             return task
 
@@ -318,11 +330,13 @@ class App:
 
         return any(is_async(t.fn) for t in self.tasks.values())
 
-    def lanes(self, queues: Sequence[str] | None = None, default_concurrency: int = 10) -> list[Lane]:
+    def lanes(self, queues: Sequence[str] | None = None, **worker: Any) -> list[Lane]:
+        """The worker's lanes: one per task (or per task of queues), with their effective settings;
+        worker: the worker's own arguments (they win over the tasks' and the App's)."""
         chosen = list(self.tasks.values()) if not queues else [self._task(q) for q in queues]
         if not chosen:
             raise ValueError("this App has no tasks: decorate a function with @app.task(...)")
-        return [t.lane(i, default_concurrency) for i, t in enumerate(chosen)]
+        return [t.lane(i, self.options, worker) for i, t in enumerate(chosen)]
 
     def _task(self, queue: str) -> Task[Any]:
         if queue not in self.tasks:
@@ -339,11 +353,16 @@ class App:
     def _make(self, cls: Any, queues: Sequence[str] | None, options: dict[str, Any]) -> Any:
         from .worker._async_worker import Hooks
 
-        merged = {**self.options, **{k: v for k, v in options.items() if v is not None}}
-        base = WorkerOptions.build(**merged)
-        lanes = self.lanes(queues, base.concurrency)
-        # The worker's total slots are the lanes' (claim loops and the pool are sized from it).
-        opts = dataclasses.replace(base, concurrency=sum(lane.concurrency for lane in lanes))
+        given = {k: v for k, v in options.items() if v is not None}
+        base = WorkerOptions.build(**{**self.options, **given})  # checks the worker's arguments too
+        lanes = self.lanes(queues, **{k: v for k, v in given.items() if k in TASK_SETTINGS})
+        # The worker's total slots are the lanes'; its claim loops follow from each lane's batch size
+        # (unless claim_loops is given), and its pool from both (WorkerOptions.pool_size).
+        # batch_size and lease say the lanes' value when they share one (else None: per lane).
+        opts = dataclasses.replace(
+            base, concurrency=sum(lane.concurrency for lane in lanes),
+            batch_size=_shared(lane.batch_size for lane in lanes), lease=_shared(lane.lease for lane in lanes),
+            claim_loops=base.claim_loops or auto_loops((lane.concurrency, lane.batch_size) for lane in lanes))
         # Schedules are written before the user's hooks and the first claim.
         syncs = self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
         startup = ([self._sync_hook] if syncs else []) + list(self.startup_hooks)
@@ -359,6 +378,11 @@ class App:
 
         worker: AsyncWorker = self._make(AsyncWorker, queues, options)
         await worker.run()
+
+
+def _shared(values: Any) -> Any:
+    distinct = set(values)
+    return distinct.pop() if len(distinct) == 1 else None
 
 
 def _needs_admin(exc: psycopg.Error) -> Exception:

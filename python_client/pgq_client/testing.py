@@ -93,7 +93,7 @@ def _lanes(target: Target, queues: str | Sequence[str] | None) -> list[Lane]:
     if isinstance(target, App):
         return target.lanes(names or None)
     if isinstance(target, Task):
-        return [target.lane(0, 1)]
+        return [target.lane(0)]
     lanes = getattr(target, "lanes", None)
     if lanes is not None and not callable(lanes):  # a Worker or AsyncWorker
         return [lane for lane in lanes if not names or set(lane.queues) & set(names)]

@@ -73,7 +73,9 @@ def test_enqueue_stats_jobs_cancel_retry_and_reap(db_url: str) -> None:
         (("jobs", "--state", "sleeping"), 2, "sleeping"),
         (("worker", "no_such_module:handler", "-q", "w"), 2, "cannot import"),
         (("worker", "worker_test_handlers", "-q", "w"), 2, "module:function"),
-        (("worker", "worker_test_handlers:run"), 2, "--queue"),
+        # From the wrong directory: the import error first (no --queue can fix it), then the missing option.
+        (("worker", "worker_test_handlers:run"), 2, "error: cannot import module 'worker_test_handlers'"),
+        (("worker", "json:dumps"), 2, "Missing option '--queue'"),
         (("nonsense",), 2, "No such command"),
     ],
 )

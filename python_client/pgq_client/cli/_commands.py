@@ -176,16 +176,18 @@ def worker(
     log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line (every logger).")] = False,
     **options: Any,
 ) -> None:
-    """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back)."""
+    """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back).
+
+    For an App, a flag given here wins over the tasks' and the App's own settings; a flag not given
+    leaves them (the same effective settings as app.run_worker()).
+    """
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
     try:
         found = load(target, accept=App)
         hook = load(payload) if payload else None
-    except HandlerNotFound as exc:
-        if not queue and ":" in target:
-            fail(f"Missing option '--queue' / '-q' ({exc})", 2)
+    except HandlerNotFound as exc:  # first: no --queue can help a module that does not import
         fail(str(exc), 2)
     if not isinstance(found, App) and not queue:
         fail("Missing option '--queue' / '-q': the queue(s) this handler works on", 2)
