@@ -80,7 +80,7 @@ from ._client import (
 )
 from ._queries import CHANNEL
 from ._version import __version__
-from .app import App, Periodic, Task
+from .app import App, FlowLimits, Periodic, Task
 from .context import JobCancelled, JobContext, JobLost
 from .records import (
     BeatStatus,
@@ -114,6 +114,7 @@ __all__ = [
     "BulkResult",
     "CatchUp",
     "FailStatus",
+    "FlowLimits",
     "HealthCheck",
     "Job",
     "JobCancelled",
