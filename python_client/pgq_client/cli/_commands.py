@@ -7,7 +7,7 @@ exit status (2 for usage errors, 1 for everything else), never a traceback.
 
 from __future__ import annotations
 
-import asyncio
+import importlib
 import json
 import logging
 import os
@@ -17,24 +17,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
-import psycopg
 import typer
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 
-from .. import _client as calls
 from .. import migrations
 from .._version import __version__
-from ..app import App
 from ..migrations import MigrationsNotFound
 from ..records import CatchUp, Limit
-from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
-from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
 from ._tables import (
     STATES,
@@ -49,6 +43,25 @@ from ._tables import (
     throughput_table,
 )
 from ._worker_command import worker_options
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from .. import _client as calls
+else:
+
+    class _OnFirstUse:
+        """A module imported when one of its names is first used: `pgq --help` and `pgq --version`
+        never import psycopg and the client (0.2 s of a start-up that should take well under 0.3 s)."""
+
+        def __init__(self, name: str) -> None:
+            self._name = name
+
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(importlib.import_module(self._name), attr)
+
+    psycopg = _OnFirstUse("psycopg")
+    calls = _OnFirstUse("pgq_client._client")
 
 app = typer.Typer(
     name="pgq",
@@ -122,6 +135,8 @@ def database() -> Iterator[psycopg.Connection[Any]]:
         fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role, or pgq_producer"
              " for enqueue: grant it to your role)")
     except psycopg.Error as exc:
+        from ..worker._transient import fatal_reason
+
         reason = fatal_reason(exc)
         if reason is not None:
             fail(reason)
@@ -181,6 +196,11 @@ def worker(
     For an App, a flag given here wins over the tasks' and the App's own settings; a flag not given
     leaves them (the same effective settings as app.run_worker()).
     """
+    import asyncio
+
+    from ..app import App
+    from ..worker import StartupError
+
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
@@ -278,6 +298,8 @@ def stats(
         if once:
             out.print(stats_table(calls.stats(conn)))
             return
+        from rich.live import Live
+
         try:
             with Live(stats_table(calls.stats(conn)), console=out, refresh_per_second=4) as live:
                 while True:
