@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -115,3 +116,28 @@ def test_worker_command_runs_jobs_and_stops_on_sigint(db_url: str, spawn: Callab
     assert worker.wait(15) == 0
     log = worker.output()
     assert '"event": "worker_started"' in log and '"event": "job_failed"' in log and "RuntimeError: nope" in log
+
+
+def test_pgq_configure_takes_every_argument_of_q_configure(db_url: str) -> None:
+    """Parity: a flag per q.configure argument (read from the database), and the new ones take effect."""
+    import inspect
+
+    from pgq_client.cli._commands import configure as command
+
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        names = {r[0] for r in conn.execute(
+            "select unnest(p.proargnames) from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+            " where n.nspname = 'q' and p.proname = 'configure'")}
+    assert names == set(inspect.signature(command).parameters), "pgq configure and q.configure differ"
+
+    done = pgq(db_url, "configure", "mail", "--backoff-base", "2s", "--backoff-max", "10m", "--keep-completed",
+               "--retention", "3d", "--max-crashes", "4")
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        row = conn.execute("select backoff_base, backoff_max, keep_completed, retention, max_crashes"
+                           " from q.configure('mail')").fetchone()
+    assert row == (timedelta(seconds=2), timedelta(minutes=10), True, timedelta(days=3), 4)
+    assert pgq(db_url, "configure", "mail", "--drop-completed").returncode == 0
+    bad = pgq(db_url, "configure", "mail", "--backoff-base", "1h", "--backoff-max", "1m")
+    assert bad.returncode == 1 and "backoff_max" in bad.stderr, bad.stderr
+    no_traceback(bad)

@@ -409,6 +409,16 @@ def configure(
     lease: Annotated[str | None, typer.Option(help="Lease of a claim: 30s, 5m, 2h.")] = None,
     max_attempts: Annotated[int | None, typer.Option("--max-attempts", help="Failed attempts before dead.")] = None,
     max_crashes: Annotated[int | None, typer.Option("--max-crashes", help="Lost claims before dead.")] = None,
+    backoff_base: Annotated[
+        str | None, typer.Option("--backoff-base", help="First retry's delay, doubling per attempt: 0s, 1s, 30s.")
+    ] = None,
+    backoff_max: Annotated[str | None, typer.Option("--backoff-max", help="Longest retry delay: 5m, 1h.")] = None,
+    keep_completed: Annotated[
+        bool | None, typer.Option("--keep-completed/--drop-completed",
+                                  help="Keep completed jobs in the history (for retention) or delete them at once.")
+    ] = None,
+    retention: Annotated[
+        str | None, typer.Option(help="How long finished jobs stay in the history: 3d, 12h.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="At most N jobs of the queue run at once.")] = None,
     key_concurrency: Annotated[
         int | None, typer.Option("--key-concurrency", help="At most K jobs per concurrency key.")] = None,
@@ -430,12 +440,19 @@ def configure(
         if name not in LIMITS:
             raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
     window, key_window = _rate_window(per, "--per", rate), _rate_window(key_per, "--key-per", key_rate)
+    intervals = {"lease": _interval(lease, "--lease"), "backoff_base": _interval(backoff_base, "--backoff-base"),
+                 "backoff_max": _interval(backoff_max, "--backoff-max"),
+                 "retention": _interval(retention, "--retention")}
     with database() as conn:
-        row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
-                              max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
+        row = calls.configure(conn, queue, max_attempts=max_attempts, max_crashes=max_crashes,
+                              keep_completed=keep_completed, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
-                              unlimit=unlimit, key_rate=key_rate, key_per=key_window)
+                              unlimit=unlimit, key_rate=key_rate, key_per=key_window, **intervals)
     out.print(settings_table(row))
+
+
+def _interval(text: str | None, flag: str) -> timedelta | None:
+    return parse_every(text, flag) if text is not None else None
 
 
 def _rate_window(per: str | None, flag: str, rate: int | None) -> timedelta | None:
