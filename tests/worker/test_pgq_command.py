@@ -141,3 +141,22 @@ def test_pgq_configure_takes_every_argument_of_q_configure(db_url: str) -> None:
     bad = pgq(db_url, "configure", "mail", "--backoff-base", "1h", "--backoff-max", "1m")
     assert bad.returncode == 1 and "backoff_max" in bad.stderr, bad.stderr
     no_traceback(bad)
+
+
+def test_tables_keep_timestamps_whole_in_an_80_column_terminal(db_url: str) -> None:
+    """At 80 columns (or in a pipe) a table too wide is printed wider, never as "2026-12…"."""
+    from datetime import datetime, timezone
+
+    when = datetime(2031, 5, 17, 4, 5, 6, tzinfo=timezone.utc)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        job = conn.execute("select q.enqueue('a_rather_long_queue_name', '{}', run_at => %s)", (when,)).fetchone()[0]
+        conn.execute("select q.schedule('nightly', queue => 'maintenance', cron => '0 3 * * *',"
+                     " timezone => 'Europe/Berlin')")
+    env = {**os.environ, "DATABASE_URL": db_url, "COLUMNS": "80"}
+    for args, whole in ((("jobs",), ["2031-05-17 04:05:06+00:00", "a_rather_long_queue_name", "scheduled", str(job)]),
+                        (("schedule", "list"), ["0 3 * * *", "Europe/Berlin", " 03:00:00+0"])):
+        done = subprocess.run([PGQ, *args], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        for text in whole:
+            assert text in done.stdout, (args, text, done.stdout)
+        assert "…" not in done.stdout, done.stdout

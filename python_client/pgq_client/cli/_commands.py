@@ -39,6 +39,7 @@ from ._tables import (
     reasons_table,
     schedules_table,
     settings_table,
+    show,
     stats_table,
     throughput_table,
 )
@@ -296,7 +297,7 @@ def stats(
     """Queues with their waiting, scheduled, running and dead counts (refreshing until Ctrl-C)."""
     with database() as conn:
         if once:
-            out.print(stats_table(calls.stats(conn)))
+            show(out, stats_table(calls.stats(conn)))
             return
         from rich.live import Live
 
@@ -325,9 +326,9 @@ def jobs(
             found = calls.jobs(conn, job_id=job_id, limit=1)
             if not found:
                 fail(f"job {job_id} does not exist (or its history was purged)")
-            out.print(job_detail(found[0]))
+            show(out, job_detail(found[0]))
             return
-        out.print(jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
+        show(out, jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
 
 
 @app.command()
@@ -335,7 +336,7 @@ def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
     """Why a job is not running now: one line per reason (q.explain)."""
     with database() as conn:
         rows = calls.explain(conn, job_id)
-    out.print(reasons_table(job_id, rows))
+    show(out, reasons_table(job_id, rows))
 
 
 @app.command()
@@ -346,7 +347,7 @@ def health(
     with database() as conn:
         rows = calls.health(conn)
     if show_all or any(r.severity != "ok" for r in rows):
-        out.print(health_table(rows, show_ok=show_all))
+        show(out, health_table(rows, show_ok=show_all))
     else:
         out.print(f"pgq health: all {len(rows)} checks ok")
     if any(r.severity == "critical" for r in rows):
@@ -448,7 +449,7 @@ def configure(
                               keep_completed=keep_completed, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
                               unlimit=unlimit, key_rate=key_rate, key_per=key_window, **intervals)
-    out.print(settings_table(row))
+    show(out, settings_table(row))
 
 
 def _interval(text: str | None, flag: str) -> timedelta | None:
@@ -466,7 +467,7 @@ def _rate_window(per: str | None, flag: str, rate: int | None) -> timedelta | No
 def limits(queue: Annotated[str | None, typer.Argument(help="Only this queue.")] = None) -> None:
     """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window, key rate."""
     with database() as conn:
-        out.print(limits_table(calls.limits(conn, queue)))
+        show(out, limits_table(calls.limits(conn, queue)))
 
 
 # -- schedules ------------------------------------------------------------------------------------
@@ -515,14 +516,14 @@ def schedule_add(
     with database() as conn:
         row = calls.schedule(conn, name, queue=queue, cron=cron, every=interval, payload=data, timezone=tz,
                              priority=priority, max_attempts=max_attempts, catch_up=catch_up)
-    out.print(schedules_table([row]))
+    show(out, schedules_table([row]))
 
 
 @schedule_app.command("list")
 def schedule_list() -> None:
     """Every schedule with its next fire time (in its time zone), last slot and last job."""
     with database() as conn:
-        out.print(schedules_table(calls.schedules(conn)))
+        show(out, schedules_table(calls.schedules(conn)))
 
 
 @schedule_app.command("remove")
@@ -561,7 +562,7 @@ def throughput(
     """Completed, failed and dead jobs per queue over the last minutes (q.throughput)."""
     with database() as conn:
         rows = calls.throughput(conn, since=timedelta(minutes=minutes))
-    out.print(throughput_table(rows, minutes))
+    show(out, throughput_table(rows, minutes))
 
 
 # -- bulk admin (each SQL call is bounded by --max-rows; --all repeats it until nothing matches) -----
