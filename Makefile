@@ -50,6 +50,9 @@ pytest: db ## Only pytest (pass ARGS="-k name" to select)
 
 demo: db migrate ## Enqueue a few thousand jobs and drain them with several workers
 	$(PY) scripts/demo.py
+ifdef EMBEDDED
+	@echo "The embedded PostgreSQL (.pg/, $$DATABASE_URL) is still running: 'make stop' stops it, 'make clean' deletes it."
+endif
 
 # PGQ_REVISIONS="0002" also measures pgq migrated to those Alembic revisions beside head
 # (claim sweep, enqueue), e.g. `make bench PGQ_REVISIONS=0002`.

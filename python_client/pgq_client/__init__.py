@@ -39,73 +39,74 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._client import (
-    cancel,
-    cancel_jobs,
-    claim,
-    complete,
-    complete_and_claim,
-    complete_many,
-    configure,
-    delete_queue,
-    enqueue,
-    enqueue_many,
-    explain,
-    fail,
-    fail_many,
-    health,
-    heartbeat,
-    heartbeat_many,
-    job_page,
-    jobs,
-    limits,
-    listen,
-    pause,
-    pause_schedule,
-    purge,
-    reap,
-    release,
-    release_many,
-    resume,
-    resume_schedule,
-    retry,
-    retry_dead,
-    schedule,
-    schedules,
-    session_key,
-    stats,
-    throughput,
-    throughput_totals,
-    unschedule,
-)
-from ._queries import CHANNEL
 from ._version import __version__
-from .app import App, Periodic, Task
-from .context import JobCancelled, JobContext, JobLost
-from .records import (
-    BeatStatus,
-    BulkResult,
-    CatchUp,
-    FailStatus,
-    HealthCheck,
-    Job,
-    JobInfo,
-    JobPageRow,
-    JobState,
-    Limit,
-    Outcome,
-    QueueLimits,
-    QueueSettings,
-    QueueStats,
-    Reason,
-    ScheduleInfo,
-    ThroughputBucket,
-    ThroughputTotal,
-    UndecodablePayload,
-)
 
 if TYPE_CHECKING:
+    from ._client import (
+        cancel,
+        cancel_jobs,
+        claim,
+        complete,
+        complete_and_claim,
+        complete_many,
+        configure,
+        delete_queue,
+        enqueue,
+        enqueue_many,
+        explain,
+        fail,
+        fail_many,
+        health,
+        heartbeat,
+        heartbeat_many,
+        job_page,
+        jobs,
+        limits,
+        listen,
+        pause,
+        pause_schedule,
+        purge,
+        reap,
+        release,
+        release_many,
+        resume,
+        resume_schedule,
+        retry,
+        retry_dead,
+        schedule,
+        schedules,
+        session_key,
+        stats,
+        throughput,
+        throughput_totals,
+        unschedule,
+    )
+    from ._queries import CHANNEL
+    from .app import App, FlowLimits, Periodic, Task
+    from .context import JobCancelled, JobContext, JobLost
+    from .records import (
+        BeatStatus,
+        BulkResult,
+        CatchUp,
+        FailStatus,
+        HealthCheck,
+        Job,
+        JobInfo,
+        JobPageRow,
+        JobState,
+        Limit,
+        Outcome,
+        QueueLimits,
+        QueueSettings,
+        QueueStats,
+        Reason,
+        ScheduleInfo,
+        ThroughputBucket,
+        ThroughputTotal,
+        UndecodablePayload,
+    )
     from .worker import AsyncWorker, StartupError, Worker, WorkerOptions
+
 
 __all__ = [
     "CHANNEL",
@@ -115,6 +116,7 @@ __all__ = [
     "BulkResult",
     "CatchUp",
     "FailStatus",
+    "FlowLimits",
     "HealthCheck",
     "Job",
     "JobCancelled",
@@ -178,13 +180,95 @@ __all__ = [
     "unschedule",
 ]
 
+# What `import pgq_client` defines at once is its version only: every other name is imported on
+# first use (PEP 562), so `pgq --help` and a producer that needs one function do not pay for all
+# of psycopg, the records and the App up front. The worker's names need psycopg_pool.
+_LAZY = {
+    "App": ".app",
+    "BeatStatus": ".records",
+    "BulkResult": ".records",
+    "CHANNEL": "._queries",
+    "CatchUp": ".records",
+    "FailStatus": ".records",
+    "FlowLimits": ".app",
+    "HealthCheck": ".records",
+    "Job": ".records",
+    "JobCancelled": ".context",
+    "JobContext": ".context",
+    "JobInfo": ".records",
+    "JobLost": ".context",
+    "JobPageRow": ".records",
+    "JobState": ".records",
+    "Limit": ".records",
+    "Outcome": ".records",
+    "Periodic": ".app",
+    "QueueLimits": ".records",
+    "QueueSettings": ".records",
+    "QueueStats": ".records",
+    "Reason": ".records",
+    "ScheduleInfo": ".records",
+    "Task": ".app",
+    "ThroughputBucket": ".records",
+    "ThroughputTotal": ".records",
+    "UndecodablePayload": ".records",
+    "cancel": "._client",
+    "cancel_jobs": "._client",
+    "claim": "._client",
+    "complete": "._client",
+    "complete_and_claim": "._client",
+    "complete_many": "._client",
+    "configure": "._client",
+    "delete_queue": "._client",
+    "enqueue": "._client",
+    "enqueue_many": "._client",
+    "explain": "._client",
+    "fail": "._client",
+    "fail_many": "._client",
+    "health": "._client",
+    "heartbeat": "._client",
+    "heartbeat_many": "._client",
+    "job_page": "._client",
+    "jobs": "._client",
+    "limits": "._client",
+    "listen": "._client",
+    "pause": "._client",
+    "pause_schedule": "._client",
+    "purge": "._client",
+    "reap": "._client",
+    "release": "._client",
+    "release_many": "._client",
+    "resume": "._client",
+    "resume_schedule": "._client",
+    "retry": "._client",
+    "retry_dead": "._client",
+    "schedule": "._client",
+    "schedules": "._client",
+    "session_key": "._client",
+    "stats": "._client",
+    "throughput": "._client",
+    "throughput_totals": "._client",
+    "unschedule": "._client",
+}
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")
+_SUBMODULES = ("aio", "app", "context", "exporter", "migrations", "observe", "payloads", "records", "sqlalchemy",
+               "testing", "tracing", "worker", "cli", "dashboard")
 
 
 def __getattr__(name: str) -> Any:
-    # The worker runtime needs psycopg_pool: imported on first use, not by `import pgq_client`.
+    import importlib
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
     if name in _WORKER_NAMES:
         from . import worker
 
         return getattr(worker, name)
+    if name in _SUBMODULES:  # `import pgq_client; pgq_client.aio.enqueue(...)` as before
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

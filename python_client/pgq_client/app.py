@@ -38,15 +38,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import psycopg
 
 from . import _client, aio
-from .records import CatchUp
-from .worker.options import WorkerOptions, check_queue_name
+from .records import CatchUp, QueueLimits
+from .worker.options import TASK_SETTINGS, TaskSettings, WorkerOptions, auto_loops, check_queue_name
 
 if TYPE_CHECKING:
     from .worker import AsyncWorker, Worker
@@ -85,6 +86,8 @@ class Task(Generic[P]):
         self.priority = priority
         self.batch_size = batch_size
         self.name = name
+        self.defaults: Mapping[str, Any] = {}  # the App's options (App.task sets them): the level below this task's
+        self.limits: FlowLimits | None = None  # the queue's flow-control limits declared in code
         self.__doc__ = fn.__doc__
         self.__name__ = getattr(fn, "__name__", name)
 
@@ -95,46 +98,149 @@ class Task(Generic[P]):
         return f"Task({self.name!r}, queue={self.queue!r})"
 
     def enqueue(self, conn: psycopg.Connection[Any], payload: P, *, run_at: datetime | None = None,
-                priority: int | None = None, max_attempts: int | None = None, dedup_key: str | None = None) -> int:
-        """Add one job for this task in the connection's current transaction; returns its id."""
+                priority: int | None = None, max_attempts: int | None = None, dedup_key: str | None = None,
+                concurrency_key: str | None = None) -> int:
+        """Add one job for this task in the connection's current transaction; returns its id.
+
+        concurrency_key: the job's key for the queue's ``key_concurrency``/``ordered``/``key_rate`` limits.
+        """
         return _client.enqueue(conn, self.queue, encode(payload), run_at=run_at,
                                priority=self.priority if priority is None else priority,
-                               max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key)
+                               max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key,
+                               concurrency_key=concurrency_key)
 
     def enqueue_many(self, conn: psycopg.Connection[Any], payloads: Sequence[P], *, run_at: datetime | None = None,
                      priority: int | None = None, max_attempts: int | None = None,
-                     dedup_keys: Sequence[str | None] | None = None, idempotency_key: str | None = None) -> list[int]:
+                     dedup_keys: Sequence[str | None] | None = None, idempotency_key: str | None = None,
+                     concurrency_key: str | None = None,
+                     concurrency_keys: Sequence[str | None] | None = None) -> list[int]:
         """Add one job per payload in one statement; ids in payload order (dedup_keys, idempotency_key:
-        see :func:`pgq_client.enqueue_many`)."""
+        see :func:`pgq_client.enqueue_many`). concurrency_key: one key for every job;
+        concurrency_keys: one key (or None) per payload."""
         return _client.enqueue_many(conn, self.queue, [encode(p) for p in payloads], run_at=run_at,
                                     priority=self.priority if priority is None else priority,
                                     max_attempts=max_attempts or self.max_attempts,
-                                    dedup_keys=dedup_keys, idempotency_key=idempotency_key)
+                                    dedup_keys=dedup_keys, idempotency_key=idempotency_key,
+                                    concurrency_key=concurrency_key, concurrency_keys=concurrency_keys)
 
     async def enqueue_async(self, conn: psycopg.AsyncConnection[Any], payload: P, *, run_at: datetime | None = None,
                             priority: int | None = None, max_attempts: int | None = None,
-                            dedup_key: str | None = None) -> int:
+                            dedup_key: str | None = None, concurrency_key: str | None = None) -> int:
         """:meth:`enqueue` on an AsyncConnection."""
         return await aio.enqueue(conn, self.queue, encode(payload), run_at=run_at,
                                  priority=self.priority if priority is None else priority,
-                                 max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key)
+                                 max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key,
+                                 concurrency_key=concurrency_key)
 
     async def enqueue_many_async(self, conn: psycopg.AsyncConnection[Any], payloads: Sequence[P], *,
                                  run_at: datetime | None = None, priority: int | None = None,
                                  max_attempts: int | None = None, dedup_keys: Sequence[str | None] | None = None,
-                                 idempotency_key: str | None = None) -> list[int]:
+                                 idempotency_key: str | None = None, concurrency_key: str | None = None,
+                                 concurrency_keys: Sequence[str | None] | None = None) -> list[int]:
         """:meth:`enqueue_many` on an AsyncConnection."""
         return await aio.enqueue_many(conn, self.queue, [encode(p) for p in payloads], run_at=run_at,
                                       priority=self.priority if priority is None else priority,
                                       max_attempts=max_attempts or self.max_attempts,
-                                      dedup_keys=dedup_keys, idempotency_key=idempotency_key)
+                                      dedup_keys=dedup_keys, idempotency_key=idempotency_key,
+                                      concurrency_key=concurrency_key, concurrency_keys=concurrency_keys)
 
-    def lane(self, index: int, default_concurrency: int) -> Lane:
-        """The worker's per-queue settings for this task."""
+    def settings(self, app: Mapping[str, Any] | None = None, worker: Mapping[str, Any] | None = None) -> TaskSettings:
+        """This task's effective concurrency, batch_size and lease: the worker's arguments > this task's
+        own (``@app.task``) > the App's > the default (:class:`~pgq_client.worker.options.TaskSettings`)."""
+        own = {"concurrency": self.concurrency, "batch_size": self.batch_size, "lease": self.lease}
+        return TaskSettings.resolve(worker or {}, own, self.defaults if app is None else app)
+
+    def lane(self, index: int, app: Mapping[str, Any] | None = None, worker: Mapping[str, Any] | None = None) -> Lane:
+        """The worker's per-queue settings for this task (:meth:`settings`)."""
         from .worker._lanes import Lane
 
-        return Lane.make(index, self.fn, (self.queue,), concurrency=self.concurrency or default_concurrency,
-                         batch_size=self.batch_size, lease=self.lease, payload=self.payload, name=self.name)
+        chosen = self.settings(app, worker)
+        return Lane.make(index, self.fn, (self.queue,), concurrency=chosen.concurrency,
+                         batch_size=chosen.batch_size, lease=chosen.lease, payload=self.payload, name=self.name)
+
+
+LIMIT_NAMES = ("concurrency", "key_concurrency", "rate", "key_rate")
+
+
+@dataclasses.dataclass(frozen=True)
+class FlowLimits:
+    """A queue's flow-control limits declared in code: ``@app.task(queue=..., limits=FlowLimits(...))``.
+
+    They hold across every worker and connection (``q.configure``), unlike a task's
+    ``concurrency``, the handler slots of one worker process. A worker writes them when it
+    starts (:meth:`App.sync_limits`, idempotent: unchanged limits write nothing).
+
+    concurrency: at most N jobs of the queue run at once. key_concurrency: at most K jobs per
+    ``concurrency_key`` admitted at once. ordered: a key's jobs run one at a time, in order
+    (key_concurrency 1). rate, per: at most rate starts in any window of per (seconds or
+    timedelta; 1 s unless given). key_rate, key_per: the same per concurrency key (needs
+    key_concurrency or ordered). None: not declared here.
+    """
+
+    concurrency: int | None = None
+    key_concurrency: int | None = None
+    ordered: bool = False
+    rate: int | None = None
+    per: timedelta | float | None = None
+    key_rate: int | None = None
+    key_per: timedelta | float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("per", "key_per"):
+            value = getattr(self, name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                object.__setattr__(self, name, timedelta(seconds=value))
+        if self.ordered and self.key_concurrency not in (None, 1):
+            raise ValueError(
+                f"ordered keys run one job at a time: key_concurrency must be 1, got {self.key_concurrency}")
+        if self.per is not None and self.rate is None:
+            raise ValueError("per needs a rate")
+        if self.key_per is not None and self.key_rate is None:
+            raise ValueError("key_per needs a key_rate")
+        if self.key_rate is not None and self.key_concurrency is None and not self.ordered:
+            raise ValueError("a per-key rate needs key_concurrency (or ordered=True)")
+        if all(getattr(self, n) is None for n in LIMIT_NAMES) and not self.ordered:
+            raise ValueError("FlowLimits() declares no limit (concurrency, key_concurrency, ordered, rate, key_rate)")
+
+    def wanted(self) -> dict[str, Any]:
+        """The queue's flow-control columns while these limits are in force (q.configure's defaults filled in)."""
+        second = timedelta(seconds=1)
+        return {"concurrency": self.concurrency,
+                "key_concurrency": 1 if self.ordered and self.key_concurrency is None else self.key_concurrency,
+                "ordered": self.ordered, "rate": self.rate, "per": self.per or (second if self.rate else None),
+                "key_rate": self.key_rate, "key_per": self.key_per or (second if self.key_rate else None)}
+
+
+@dataclasses.dataclass(frozen=True)
+class LimitPlan:
+    """What :meth:`App.sync_limits` does to one queue: q.configure's arguments (set and unlimit), and
+    the limits the database has but the code does not declare (kept, with a warning, unless pruned)."""
+
+    queue: str
+    changes: dict[str, Any]
+    undeclared: list[str]
+
+    @classmethod
+    def make(cls, queue: str, declared: FlowLimits | None, current: QueueLimits | None, prune: bool) -> LimitPlan:
+        have: dict[str, Any] = {n: getattr(current, n, None) for n in ("concurrency", "key_concurrency", "rate", "per",
+                                                                         "key_rate", "key_per")}
+        have["ordered"] = bool(current is not None and current.ordered)
+        want = declared.wanted() if declared is not None else dict.fromkeys(have)
+        changes = {n: want[n] for n in ("concurrency", "key_concurrency", "rate", "per", "key_rate", "key_per")
+                   if want[n] is not None and want[n] != have[n]}
+        if want["key_concurrency"] is not None and bool(want["ordered"]) != have["ordered"]:
+            changes["ordered"] = bool(want["ordered"])  # ordered is part of a declared key limit
+        undeclared = [n for n in LIMIT_NAMES if have[n] is not None and want[n] is None]
+        if prune and undeclared:
+            changes["unlimit"] = list(undeclared)
+        return cls(queue, changes, [] if prune else undeclared)
+
+    def warning(self, current: QueueLimits | None) -> str:
+        shown = ", ".join(f"{n}={getattr(current, n)}" for n in self.undeclared)
+        flags = " ".join(f"--unlimit {n}" for n in self.undeclared)
+        return (f"queue {self.queue} has limits in the database that the code does not declare ({shown}); they stay:"
+                f" declare them in @app.task(limits=...), remove them (pgq configure {self.queue} {flags}),"
+                " or make the App with prune_limits=True")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,22 +271,32 @@ class Periodic:
 class App:
     """A set of tasks served by one worker, with worker options shared by all of them.
 
-    options: defaults for :class:`~pgq_client.worker.WorkerOptions`
-    (database_url, poll_interval, ...), overridable when the worker is made.
-    ``concurrency`` is the default per task; a task's own wins.
+    options: :class:`~pgq_client.worker.WorkerOptions` for the App's worker
+    (database_url, poll_interval, ...). ``concurrency``, ``batch_size`` and
+    ``lease`` are per task: every task gets the App's unless it sets its own.
+    Precedence (:class:`~pgq_client.worker.options.TaskSettings`): the
+    worker's arguments (``pgq worker`` flags, :meth:`worker` keywords) >
+    ``@app.task(...)`` > ``App(...)`` > the default.
     prune_schedules: when a worker starts, also delete schedules into this
     App's queues that the code no longer declares (off by default: removing a
     declaration then leaves the schedule in the database).
     schedules_at_startup: whether a worker writes the declared schedules when
     it starts (that needs pgq_admin); False for workers that run as
     pgq_worker while a deploy step calls :meth:`sync_schedules`.
+    prune_limits, limits_at_startup: the same for the queue limits declared
+    with ``@app.task(limits=FlowLimits(...))`` (:meth:`sync_limits`): a limit the
+    database has but the code does not declare is logged as a warning and
+    kept, unless prune_limits=True removes it.
     """
 
-    def __init__(self, *, prune_schedules: bool = False, schedules_at_startup: bool = True, **options: Any) -> None:
+    def __init__(self, *, prune_schedules: bool = False, schedules_at_startup: bool = True,
+                 prune_limits: bool = False, limits_at_startup: bool = True, **options: Any) -> None:
         WorkerOptions.build(**options)  # unknown or bad options fail here, not at start-up
         self.options = options
         self.prune_schedules = prune_schedules
         self.schedules_at_startup = schedules_at_startup
+        self.prune_limits = prune_limits
+        self.limits_at_startup = limits_at_startup
         self.tasks: dict[str, Task[Any]] = {}
         self.schedules: dict[str, Periodic] = {}
         self.startup_hooks: list[Callable[..., Any]] = []
@@ -188,7 +304,8 @@ class App:
 
     def task(self, queue: str | None = None, *, payload: type[P] | None = None, lease: timedelta | float | None = None,
              max_attempts: int | None = None, concurrency: int | None = None, priority: int = 0,
-             batch_size: int | None = None, name: str | None = None) -> Callable[[Callable[..., Any]], Task[P]]:
+             batch_size: int | None = None, name: str | None = None,
+             limits: FlowLimits | None = None) -> Callable[[Callable[..., Any]], Task[P]]:
         """Register a handler for a queue (default: the function's name) with its own settings.
 
         payload: a pydantic model (or callable) the payload is validated into;
@@ -196,7 +313,13 @@ class App:
         max_attempts, priority: what enqueue uses unless told otherwise;
         concurrency: this task's handler slots (default the worker's);
         batch_size: most jobs per claim (default automatic).
+        concurrency, batch_size, lease: this task's own, over the App's (see
+        :class:`~pgq_client.worker.options.TaskSettings` for the precedence).
+        limits: the queue's flow-control limits across all workers
+        (:class:`FlowLimits`), written when a worker starts (:meth:`sync_limits`).
         """
+        if limits is not None and not isinstance(limits, FlowLimits):
+            raise TypeError(f"limits must be a pgq_client.FlowLimits, got {type(limits).__name__}")
         if max_attempts is not None and max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         if concurrency is not None and concurrency < 1:
@@ -211,6 +334,8 @@ class App:
             task: Task[P] = Task(fn, queue=q, payload=payload, lease=lease, max_attempts=max_attempts,
                                  concurrency=concurrency, priority=priority, batch_size=batch_size,
                                  name=str(name or getattr(fn, "__qualname__", q)))
+            task.defaults = self.options
+            task.limits = limits
             self.tasks[q] = task
             return task
 
@@ -286,20 +411,87 @@ class App:
             return []
         return sorted(s.name for s in existing if s.queue in self.tasks and s.name not in self.schedules)
 
+    def sync_limits(self, conn: psycopg.Connection[Any], *, prune: bool | None = None) -> list[LimitPlan]:
+        """Write the queue limits the tasks declare (``@app.task(limits=...)``), in one transaction.
+
+        Idempotent: a queue whose limits are as declared gets no write. A limit the database has
+        for one of this App's queues that the code does not declare is kept and logged as a
+        warning, unless prune (default: the App's prune_limits) removes it. Returns what was
+        planned per queue. Needs pgq_admin (``q.configure``). A worker calls this at start-up.
+        """
+        with conn.transaction():
+            current = {row.queue: row for row in _client.limits(conn)}
+            plans = self._limit_plans(current, prune)
+            for plan in plans:
+                if plan.changes:
+                    _client.configure(conn, plan.queue, **plan.changes)
+        self._warn_undeclared(plans, current)
+        return plans
+
+    async def sync_limits_async(self, conn: psycopg.AsyncConnection[Any], *,
+                                prune: bool | None = None) -> list[LimitPlan]:
+        """:meth:`sync_limits` on an AsyncConnection."""
+        async with conn.transaction():
+            current = {row.queue: row for row in await aio.limits(conn)}
+            plans = self._limit_plans(current, prune)
+            for plan in plans:
+                if plan.changes:
+                    await aio.configure(conn, plan.queue, **plan.changes)
+        self._warn_undeclared(plans, current)
+        return plans
+
+    def _limit_plans(self, current: Mapping[str, QueueLimits], prune: bool | None) -> list[LimitPlan]:
+        pruning = self.prune_limits if prune is None else prune
+        # Sorted: workers starting together lock the queue rows in one order.
+        return [LimitPlan.make(q, self.tasks[q].limits, current.get(q), pruning) for q in sorted(self.tasks)]
+
+    def _warn_undeclared(self, plans: list[LimitPlan], current: Mapping[str, QueueLimits]) -> None:
+        for plan in plans:
+            if plan.undeclared:
+                logging.getLogger("pgq.app").warning(plan.warning(current.get(plan.queue)))
+
+    @property
+    def _syncs_limits(self) -> bool:
+        return self.limits_at_startup and (self.prune_limits or any(t.limits for t in self.tasks.values()))
+
+    @property
+    def _syncs_schedules(self) -> bool:
+        return self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
+
     def _sync_hook(self, conn: Any) -> Any:
         if isinstance(conn, psycopg.AsyncConnection):
             return self._sync_checked_async(conn)
         try:
-            self.sync_schedules(conn)
+            if self._syncs_schedules:
+                self.sync_schedules(conn)
+            if self._syncs_limits:
+                self.sync_limits(conn)
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise _needs_admin(exc) from exc
+            raise self._needs_admin(exc) from exc
         return None
 
     async def _sync_checked_async(self, conn: psycopg.AsyncConnection[Any]) -> None:
         try:
-            await self.sync_schedules_async(conn)
+            if self._syncs_schedules:
+                await self.sync_schedules_async(conn)
+            if self._syncs_limits:
+                await self.sync_limits_async(conn)
         except psycopg.errors.InsufficientPrivilege as exc:
-            raise _needs_admin(exc) from exc
+            raise self._needs_admin(exc) from exc
+
+    def _needs_admin(self, exc: psycopg.Error) -> Exception:
+        from .worker import StartupError
+
+        what = " and ".join(w for w, on in (("schedules", self._syncs_schedules), ("queue limits", self._syncs_limits))
+                            if on)
+        flags = " and ".join(f for f, on in (("schedules_at_startup=False", self._syncs_schedules),
+                                             ("limits_at_startup=False", self._syncs_limits)) if on)
+        calls = " and ".join(c for c, on in (("app.sync_schedules(conn)", self._syncs_schedules),
+                                             ("app.sync_limits(conn)", self._syncs_limits)) if on)
+        return StartupError(
+            f"this App declares {what}, and writing them at start-up needs pgq_admin ({exc.diag.message_primary}):"
+            f" grant pgq_admin to the worker's role, or make the App with {flags} and call {calls} from a deploy"
+            " step that has it")
 
     def on_startup(self, hook: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: call hook(conn) when a worker starts, after its checks, before its first claim."""
@@ -318,11 +510,13 @@ class App:
 
         return any(is_async(t.fn) for t in self.tasks.values())
 
-    def lanes(self, queues: Sequence[str] | None = None, default_concurrency: int = 10) -> list[Lane]:
+    def lanes(self, queues: Sequence[str] | None = None, **worker: Any) -> list[Lane]:
+        """The worker's lanes: one per task (or per task of queues), with their effective settings;
+        worker: the worker's own arguments (they win over the tasks' and the App's)."""
         chosen = list(self.tasks.values()) if not queues else [self._task(q) for q in queues]
         if not chosen:
             raise ValueError("this App has no tasks: decorate a function with @app.task(...)")
-        return [t.lane(i, default_concurrency) for i, t in enumerate(chosen)]
+        return [t.lane(i, self.options, worker) for i, t in enumerate(chosen)]
 
     def _task(self, queue: str) -> Task[Any]:
         if queue not in self.tasks:
@@ -339,13 +533,18 @@ class App:
     def _make(self, cls: Any, queues: Sequence[str] | None, options: dict[str, Any]) -> Any:
         from .worker._async_worker import Hooks
 
-        merged = {**self.options, **{k: v for k, v in options.items() if v is not None}}
-        base = WorkerOptions.build(**merged)
-        lanes = self.lanes(queues, base.concurrency)
-        # The worker's total slots are the lanes' (claim loops and the pool are sized from it).
-        opts = dataclasses.replace(base, concurrency=sum(lane.concurrency for lane in lanes))
-        # Schedules are written before the user's hooks and the first claim.
-        syncs = self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
+        given = {k: v for k, v in options.items() if v is not None}
+        base = WorkerOptions.build(**{**self.options, **given})  # checks the worker's arguments too
+        lanes = self.lanes(queues, **{k: v for k, v in given.items() if k in TASK_SETTINGS})
+        # The worker's total slots are the lanes'; its claim loops follow from each lane's batch size
+        # (unless claim_loops is given), and its pool from both (WorkerOptions.pool_size).
+        # batch_size and lease say the lanes' value when they share one (else None: per lane).
+        opts = dataclasses.replace(
+            base, concurrency=sum(lane.concurrency for lane in lanes),
+            batch_size=_shared(lane.batch_size for lane in lanes), lease=_shared(lane.lease for lane in lanes),
+            claim_loops=base.claim_loops or auto_loops((lane.concurrency, lane.batch_size) for lane in lanes))
+        # Schedules and limits are written before the user's hooks and the first claim.
+        syncs = self._syncs_schedules or self._syncs_limits
         startup = ([self._sync_hook] if syncs else []) + list(self.startup_hooks)
         return cls.from_lanes(lanes, opts, hooks=Hooks(startup, list(self.shutdown_hooks)))
 
@@ -361,13 +560,9 @@ class App:
         await worker.run()
 
 
-def _needs_admin(exc: psycopg.Error) -> Exception:
-    from .worker import StartupError
-
-    return StartupError(
-        f"this App declares schedules, and writing them at start-up needs pgq_admin ({exc.diag.message_primary}):"
-        " grant pgq_admin to the worker's role, or make the App with schedules_at_startup=False and call"
-        " app.sync_schedules(conn) from a deploy step that has it")
+def _shared(values: Any) -> Any:
+    distinct = set(values)
+    return distinct.pop() if len(distinct) == 1 else None
 
 
 def run(worker: Worker | AsyncWorker) -> None:

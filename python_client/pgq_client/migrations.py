@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,9 +47,17 @@ _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parents[1]  # python_client/pgq_client -> the repository
 
 
-def _alembic_or_hint() -> None:
+def _alembic_or_hint(*, load: bool = True) -> None:
+    """Stop with the pip command when alembic is missing; load=False only looks (importing alembic takes 0.3 s)."""
     try:
-        import alembic  # noqa: F401
+        if load:
+            import alembic  # noqa: F401
+        else:
+            import importlib.util
+
+            for name in ("alembic", "sqlalchemy"):
+                if importlib.util.find_spec(name) is None:
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     except ModuleNotFoundError as exc:
         top = (exc.name or "").split(".")[0]
         raise ModuleNotFoundError(
@@ -105,8 +114,36 @@ def config(database_url: str = "", *, alembic_ini_path: str | os.PathLike[str] |
     return made
 
 
+_REVISION = re.compile(r"^revision\s*(?::[^=]+)?=\s*[\"']([^\"']+)[\"']", re.M)
+_DOWN_REVISION = re.compile(r"^down_revision\s*(?::[^=]+)?=\s*(.+)$", re.M)
+
+
+def _heads_from_files(versions: Path) -> list[str]:
+    """The revisions no other revision names as its down_revision, read from the files' assignments."""
+    revisions: set[str] = set()
+    downs: set[str] = set()
+    for path in versions.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        found = _REVISION.search(text)
+        if found is None:
+            continue
+        revisions.add(found.group(1))
+        down = _DOWN_REVISION.search(text)
+        if down is not None:
+            downs.update(re.findall(r"[\"']([^\"']+)[\"']", down.group(1)))
+    return sorted(revisions - downs)
+
+
 def head(alembic_ini_path: str | os.PathLike[str] | None = None) -> str:
-    """The revision at pgq's head: the schema this version of the package installs."""
+    """The revision at pgq's head: the schema this version of the package installs.
+
+    Read from the revision files' ``revision``/``down_revision`` lines (``pgq --version`` stays
+    fast); Alembic itself decides (and explains) when that does not give exactly one head.
+    """
+    _alembic_or_hint(load=False)
+    quick = _heads_from_files(version_location(alembic_ini_path))
+    if len(quick) == 1:
+        return quick[0]
     _alembic_or_hint()
     from alembic.script import ScriptDirectory
 

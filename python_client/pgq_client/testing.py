@@ -9,12 +9,15 @@ In a pytest suite (``conftest.py``)::
         runs = run_jobs(pgq_conn, app, "emails")           # claim, handler, complete/fail: the real SQL
         assert [r.outcome for r in runs] == ["completed"]
 
-The database is the server in ``DATABASE_URL`` (a new database on it per
-test, dropped afterwards), or, with no ``DATABASE_URL``, a temporary
-PostgreSQL cluster of the test run's own, made with the machine's
-``initdb``/``pg_ctl`` (run as the ``postgres`` user when the tests run as
-root) on a Unix socket in a temporary folder, and removed at the end.
-Either way pgq is installed with its Alembic migrations, as users install it.
+The databases are made on the server of ``PGQ_TEST_DATABASE_URL`` (a URL
+for tests only: its role needs CREATEDB; a new database per test, dropped
+afterwards), else of ``DATABASE_URL``, else on a temporary PostgreSQL cluster
+of the test run's own, made with the machine's ``initdb``/``pg_ctl`` (run as
+the ``postgres`` user when the tests run as root) on a Unix socket in a
+temporary folder, and removed at the end. Either way pgq is installed with
+its Alembic migrations, as users install it. A role that may not create
+databases gets one line naming the missing privilege and the fix
+(:class:`TestDatabaseError`), not a traceback.
 
 :func:`run_jobs` needs no worker, threads or sleeps: it claims the waiting
 jobs of the queues, runs each handler in the calling thread exactly as a
@@ -22,7 +25,10 @@ worker would (payload model, ``JobContext``, cancellation exceptions), and
 records the outcome with ``q.complete``/``q.fail``; it returns what happened
 to each job. Jobs a handler enqueues are run too, until the queues are
 empty (or ``limit`` runs). Retries land in the future (the queue's backoff),
-so a failing job runs once per call.
+so a failing job runs once per call, unless ``include_scheduled=True``: then
+a failure's retry is due at once (the attempt counts, the backoff is skipped),
+so a job runs until it completes or is dead, and jobs scheduled for later
+(``run_at``) run now: retry → dead is testable without sleeps.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,9 +58,11 @@ if TYPE_CHECKING:
     from .worker._lanes import Lane
 
 __all__ = [
+    "TEST_URL_VARIABLE",
     "JobRun",
     "RunOutcome",
     "TemporaryCluster",
+    "TestDatabaseError",
     "migrated_database",
     "run_jobs",
     "run_jobs_async",
@@ -93,7 +102,7 @@ def _lanes(target: Target, queues: str | Sequence[str] | None) -> list[Lane]:
     if isinstance(target, App):
         return target.lanes(names or None)
     if isinstance(target, Task):
-        return [target.lane(0, 1)]
+        return [target.lane(0)]
     lanes = getattr(target, "lanes", None)
     if lanes is not None and not callable(lanes):  # a Worker or AsyncWorker
         return [lane for lane in lanes if not names or set(lane.queues) & set(names)]
@@ -105,49 +114,64 @@ def _lanes(target: Target, queues: str | Sequence[str] | None) -> list[Lane]:
 
 
 def run_jobs(conn: psycopg.Connection[Any], target: Target, queues: str | Sequence[str] | None = None, *,
-             limit: int = 1000) -> list[JobRun]:
+             limit: int = 1000, include_scheduled: bool = False) -> list[JobRun]:
     """Run the waiting jobs of the target's queues (or those named) inline; returns what happened to each.
 
     conn must be autocommit (claims commit at once, as in a worker). Handlers
-    that call ``job.connection()`` get conn itself.
+    that call ``job.connection()`` get conn itself. include_scheduled: retries
+    are due at once (the attempt counts; no backoff) and jobs scheduled for
+    later that never ran are made due now (``q.cancel`` + ``q.retry``: same id;
+    pgq_admin, which a test database's owner has), so failing jobs run until
+    dead in one call.
     """
     from .worker._worker import run_job
 
     if not conn.autocommit:
         raise ValueError("run_jobs needs an autocommit connection (claims commit at once)")
     lanes = _lanes(target, queues)
+    retry_in = timedelta(0) if include_scheduled else None
     runs: list[JobRun] = []
     progress = True
     while progress and len(runs) < limit:
         progress = False
         for lane in lanes:
             for queue in lane.queues:
+                if include_scheduled:
+                    for info in _client.jobs(conn, queue=queue, state="scheduled", limit=10000):
+                        if info.attempt == 0 and _client.cancel(conn, info.id):
+                            _client.retry(conn, info.id)
                 for job in _client.claim(conn, queue, 1, lease=lane.lease, owner=0):
                     ctx = JobContext(job, 300.0, 0, lane.index, lambda: contextlib.nullcontext(conn))
                     result = run_job(lane, ctx)
-                    runs.append(_record(result, _finish_sync(conn, result)))
+                    runs.append(_record(result, _finish_sync(conn, result, retry_in)))
                     progress = True
     return runs
 
 
 async def run_jobs_async(conn: psycopg.AsyncConnection[Any], target: Target,
-                         queues: str | Sequence[str] | None = None, *, limit: int = 1000) -> list[JobRun]:
+                         queues: str | Sequence[str] | None = None, *, limit: int = 1000,
+                         include_scheduled: bool = False) -> list[JobRun]:
     """:func:`run_jobs` for async tests: an AsyncConnection, coroutine handlers awaited in the running loop."""
     from .worker._async_worker import run_job
 
     if not conn.autocommit:
         raise ValueError("run_jobs_async needs an autocommit connection (claims commit at once)")
     lanes = _lanes(target, queues)
+    retry_in = timedelta(0) if include_scheduled else None
     runs: list[JobRun] = []
     progress = True
     while progress and len(runs) < limit:
         progress = False
         for lane in lanes:
             for queue in lane.queues:
+                if include_scheduled:
+                    for info in await aio.jobs(conn, queue=queue, state="scheduled", limit=10000):
+                        if info.attempt == 0 and await aio.cancel(conn, info.id):
+                            await aio.retry(conn, info.id)
                 for job in await aio.claim(conn, queue, 1, lease=lane.lease, owner=0):
                     ctx = JobContext(job, 300.0, 0, lane.index, lambda: _AsyncNull(conn))
                     result = await run_job(lane, ctx)
-                    runs.append(_record(result, await _finish_async(conn, result)))
+                    runs.append(_record(result, await _finish_async(conn, result, retry_in)))
                     progress = True
     return runs
 
@@ -163,7 +187,7 @@ class _AsyncNull:
         return None
 
 
-def _finish_sync(conn: psycopg.Connection[Any], result: Any) -> RunOutcome:
+def _finish_sync(conn: psycopg.Connection[Any], result: Any, retry_in: timedelta | None = None) -> RunOutcome:
     from .worker._ledger import ResultKind
 
     job = result.ctx.job
@@ -171,11 +195,13 @@ def _finish_sync(conn: psycopg.Connection[Any], result: Any) -> RunOutcome:
         return RunOutcome.COMPLETED if _client.complete(conn, job.id, job.token) else RunOutcome.LOST
     if result.kind is ResultKind.DROP:
         return RunOutcome.DROPPED
-    status = _client.fail(conn, job.id, job.token, result.error, retryable=result.kind is ResultKind.FAIL)
+    status = _client.fail(conn, job.id, job.token, result.error, retry_in=retry_in,
+                          retryable=result.kind is ResultKind.FAIL)
     return _outcome(status)
 
 
-async def _finish_async(conn: psycopg.AsyncConnection[Any], result: Any) -> RunOutcome:
+async def _finish_async(conn: psycopg.AsyncConnection[Any], result: Any,
+                        retry_in: timedelta | None = None) -> RunOutcome:
     from .worker._ledger import ResultKind
 
     job = result.ctx.job
@@ -183,7 +209,8 @@ async def _finish_async(conn: psycopg.AsyncConnection[Any], result: Any) -> RunO
         return RunOutcome.COMPLETED if await aio.complete(conn, job.id, job.token) else RunOutcome.LOST
     if result.kind is ResultKind.DROP:
         return RunOutcome.DROPPED
-    status = await aio.fail(conn, job.id, job.token, result.error, retryable=result.kind is ResultKind.FAIL)
+    status = await aio.fail(conn, job.id, job.token, result.error, retry_in=retry_in,
+                            retryable=result.kind is ResultKind.FAIL)
     return _outcome(status)
 
 
@@ -256,12 +283,30 @@ class TemporaryCluster:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+# A URL for tests only: the server (and a role with CREATEDB) the throwaway databases are made on.
+TEST_URL_VARIABLE = "PGQ_TEST_DATABASE_URL"
+
+
+class TestDatabaseError(RuntimeError):
+    """A test database could not be made: the message is one line naming the cause and the fix."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+
+
+def _server_variable() -> str | None:
+    """Which variable names the test server: PGQ_TEST_DATABASE_URL, else DATABASE_URL, else none (a temporary one)."""
+    for name in (TEST_URL_VARIABLE, "DATABASE_URL"):
+        if os.environ.get(name, ""):
+            return name
+    return None
+
+
 @contextlib.contextmanager
 def server() -> Iterator[str]:
-    """A server URL: ``DATABASE_URL``'s, or a :class:`TemporaryCluster` started for the block."""
-    url = os.environ.get("DATABASE_URL", "")
-    if url:
-        yield url
+    """A server URL: ``PGQ_TEST_DATABASE_URL``'s, else ``DATABASE_URL``'s, else a :class:`TemporaryCluster`'s."""
+    variable = _server_variable()
+    if variable is not None:
+        yield os.environ[variable]
         return
     cluster = TemporaryCluster().start()
     try:
@@ -280,11 +325,24 @@ def create_database(server_url: str, *, template: str | None = None, migrate: bo
 
     name = f"pgq_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(_on(server_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'create database "{name}"' + (f' template "{template}"' if template else ""))
+        try:
+            conn.execute(f'create database "{name}"' + (f' template "{template}"' if template else ""))
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise TestDatabaseError(_no_createdb(conn, exc)) from None
     url = _on(server_url, name)
     if migrate and template is None:
         upgrade(url)
     return url
+
+
+def _no_createdb(conn: psycopg.Connection[Any], exc: psycopg.Error) -> str:
+    role = conn.info.user
+    where = f"{conn.info.host}:{conn.info.port}"
+    source = _server_variable() or "the URL given"
+    return (f"pgq_client.testing: role {role!r} may not create databases on {where} ({source};"
+            f" {exc.diag.message_primary}): run `ALTER ROLE \"{role}\" CREATEDB` as a superuser, or set"
+            f" {TEST_URL_VARIABLE} to a server and role that may create databases (tests never need the"
+            " app's own database), or unset it and DATABASE_URL to use a temporary PostgreSQL cluster")
 
 
 def drop_database(url: str) -> None:
@@ -322,7 +380,13 @@ if pytest is not None:
     @pytest.fixture(scope="session")
     def pgq_template(pgq_server: str) -> Iterator[str]:
         """A migrated database, migrated once per session and copied for each test."""
-        url = create_database(pgq_server)
+        problem = ""
+        try:
+            url = create_database(pgq_server)
+        except TestDatabaseError as exc:
+            problem = str(exc)
+        if problem:  # outside the except block: the one line, without a chained traceback
+            pytest.fail(problem, pytrace=False)
         yield str(conninfo_to_dict(url)["dbname"])
         drop_database(url)
 

@@ -76,6 +76,8 @@ def build_dist(out: Path) -> Dist:
     done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT / "python_client")],
                           capture_output=True, text=True, cwd=out)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    output = done.stdout + done.stderr
+    assert "absent from the `packages` configuration" not in output, "setuptools warns about package data folders"
     (sdist,), (wheel,) = out.glob("*.tar.gz"), out.glob("*.whl")
     leftovers = [p for p in ("pgq_client/alembic", "pgq_client/alembic.ini", "LICENSE")
                  if (ROOT / "python_client" / p).exists()]

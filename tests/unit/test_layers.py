@@ -68,3 +68,29 @@ def test_the_generator_drops_async_keeps_comments_and_honours_the_markers() -> N
     assert '"""Talks to an Connection."""' in out and "# why: one round trip" in out
     assert "asyncio.sleep" not in out and "    x = 2\n" in out
     assert "from ._compat import Event" in out and "Event().set()" in out
+
+
+def test_pgq_help_and_version_import_neither_psycopg_nor_alembic() -> None:
+    """`pgq --help`/`--version` start in well under 0.3 s: the heavy modules load when a command needs them."""
+    script = (
+        "import sys\n"
+        "from pgq_client.cli import main\n"
+        "sys.argv = ['pgq', sys.argv[1]]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'psycopg', 'psycopg_pool', 'alembic', 'sqlalchemy',"
+        " 'pydantic', 'asyncio'})\n"
+        "print('heavy:', ','.join(heavy))\n"
+    )
+    for flag in ("--help", "--version"):
+        done = subprocess.run([sys.executable, "-c", script, flag], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().endswith("heavy:"), (flag, done.stdout[-300:])
+    version = subprocess.run([sys.executable, "-m", "pgq_client", "--version"], capture_output=True, text=True)
+    from alembic.script import ScriptDirectory
+    from pgq_client import migrations
+
+    heads = ScriptDirectory.from_config(migrations.config()).get_heads()
+    assert version.stdout.strip().endswith(f"schema revision {heads[0]})"), version.stdout

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -74,7 +75,9 @@ def test_enqueue_stats_jobs_cancel_retry_and_reap(db_url: str) -> None:
         (("jobs", "--state", "sleeping"), 2, "sleeping"),
         (("worker", "no_such_module:handler", "-q", "w"), 2, "cannot import"),
         (("worker", "worker_test_handlers", "-q", "w"), 2, "module:function"),
-        (("worker", "worker_test_handlers:run"), 2, "--queue"),
+        # From the wrong directory: the import error first (no --queue can fix it), then the missing option.
+        (("worker", "worker_test_handlers:run"), 2, "error: cannot import module 'worker_test_handlers'"),
+        (("worker", "json:dumps"), 2, "Missing option '--queue'"),
         (("nonsense",), 2, "No such command"),
     ],
 )
@@ -114,3 +117,47 @@ def test_worker_command_runs_jobs_and_stops_on_sigint(db_url: str, spawn: Callab
     assert worker.wait(15) == 0
     log = worker.output()
     assert '"event": "worker_started"' in log and '"event": "job_failed"' in log and "RuntimeError: nope" in log
+
+
+def test_pgq_configure_takes_every_argument_of_q_configure(db_url: str) -> None:
+    """Parity: a flag per q.configure argument (read from the database), and the new ones take effect."""
+    import inspect
+
+    from pgq_client.cli._commands import configure as command
+
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        names = {r[0] for r in conn.execute(
+            "select unnest(p.proargnames) from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+            " where n.nspname = 'q' and p.proname = 'configure'")}
+    assert names == set(inspect.signature(command).parameters), "pgq configure and q.configure differ"
+
+    done = pgq(db_url, "configure", "mail", "--backoff-base", "2s", "--backoff-max", "10m", "--keep-completed",
+               "--retention", "3d", "--max-crashes", "4")
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        row = conn.execute("select backoff_base, backoff_max, keep_completed, retention, max_crashes"
+                           " from q.configure('mail')").fetchone()
+    assert row == (timedelta(seconds=2), timedelta(minutes=10), True, timedelta(days=3), 4)
+    assert pgq(db_url, "configure", "mail", "--drop-completed").returncode == 0
+    bad = pgq(db_url, "configure", "mail", "--backoff-base", "1h", "--backoff-max", "1m")
+    assert bad.returncode == 1 and "backoff_max" in bad.stderr, bad.stderr
+    no_traceback(bad)
+
+
+def test_tables_keep_timestamps_whole_in_an_80_column_terminal(db_url: str) -> None:
+    """At 80 columns (or in a pipe) a table too wide is printed wider, never as "2026-12…"."""
+    from datetime import datetime, timezone
+
+    when = datetime(2031, 5, 17, 4, 5, 6, tzinfo=timezone.utc)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        job = conn.execute("select q.enqueue('a_rather_long_queue_name', '{}', run_at => %s)", (when,)).fetchone()[0]
+        conn.execute("select q.schedule('nightly', queue => 'maintenance', cron => '0 3 * * *',"
+                     " timezone => 'Europe/Berlin')")
+    env = {**os.environ, "DATABASE_URL": db_url, "COLUMNS": "80"}
+    for args, whole in ((("jobs",), ["2031-05-17 04:05:06+00:00", "a_rather_long_queue_name", "scheduled", str(job)]),
+                        (("schedule", "list"), ["0 3 * * *", "Europe/Berlin", " 03:00:00+0"])):
+        done = subprocess.run([PGQ, *args], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        for text in whole:
+            assert text in done.stdout, (args, text, done.stdout)
+        assert "…" not in done.stdout, done.stdout

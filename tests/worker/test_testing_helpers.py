@@ -114,6 +114,83 @@ def test_the_pytest_plugin_gives_each_test_a_migrated_database(tmp_path: Path) -
     assert "2 passed" in done.stdout
 
 
+def test_run_jobs_with_include_scheduled_runs_retries_until_dead_and_later_jobs_now_without_sleeping(
+    conn: psycopg.Connection[Any],
+) -> None:
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    app = App()
+
+    @app.task(queue="flaky", max_attempts=3)
+    def flaky(payload: dict[str, Any], job: JobContext) -> None:
+        raise RuntimeError(f"attempt {job.attempt} failed")
+
+    @app.task(queue="later")
+    def later(payload: dict[str, Any]) -> None:
+        return None
+
+    conn.execute("select q.configure('flaky', backoff_base => '1 hour', backoff_max => '1 hour')")
+    job = flaky.enqueue(conn, {})
+    tomorrow = later.enqueue(conn, {"n": 1}, run_at=datetime.now(timezone.utc) + timedelta(days=1))
+    assert [r.outcome for r in run_jobs(conn, app)] == [RunOutcome.RETRY], "by default: once, the retry is an hour off"
+    job2 = flaky.enqueue(conn, {})
+    started = time.monotonic()
+    runs = run_jobs(conn, app, include_scheduled=True)
+    assert time.monotonic() - started < 5, "no sleeping through the backoff"
+    assert [(r.attempt, r.outcome) for r in runs if r.id == job2] == [
+        (1, RunOutcome.RETRY), (2, RunOutcome.RETRY), (3, RunOutcome.DEAD)], runs
+    assert [(r.attempt, r.outcome) for r in runs if r.id == tomorrow] == [(1, RunOutcome.COMPLETED)], runs
+    assert len(runs) == 4 and runs[-1].error == "RuntimeError: attempt 3 failed"
+    states = dict(conn.execute("select id, state from q.jobs(queue => 'flaky')").fetchall())
+    assert states == {job: "scheduled", job2: "dead"}, "a retry from before (attempt 1) keeps its backoff"
+
+
+def test_run_jobs_async_with_include_scheduled_reaches_dead(db_url: str) -> None:
+    app = App()
+
+    @app.task(queue="flaky", max_attempts=2)
+    async def flaky(payload: dict[str, Any]) -> None:
+        raise ValueError("nope")
+
+    async def main() -> list[Any]:
+        async with await psycopg.AsyncConnection.connect(db_url, autocommit=True) as aconn:
+            await flaky.enqueue_async(aconn, {})
+            return await run_jobs_async(aconn, app, include_scheduled=True)
+
+    assert [r.outcome for r in asyncio.run(main())] == [RunOutcome.RETRY, RunOutcome.DEAD]
+
+
+def test_the_plugin_makes_databases_on_the_test_url_not_the_apps_own(tmp_path: Path) -> None:
+    """PGQ_TEST_DATABASE_URL wins: DATABASE_URL (the app's) names a server that does not exist."""
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["pgq_client.testing"]\n')
+    (tmp_path / "test_users_code.py").write_text("def test_one(pgq_conn):\n    pgq_conn.execute('select q.stats()')\n")
+    env = {**os.environ, "PGQ_TEST_DATABASE_URL": os.environ["DATABASE_URL"],
+           "DATABASE_URL": "host=/nonexistent/app-socket dbname=app_production"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_a_role_without_createdb_gets_one_line_naming_the_privilege_and_the_fix(
+        tmp_path: Path, hostile: Any) -> None:
+    """A real LOGIN role without CREATEDB: each test fails with the one line, never a traceback."""
+    from psycopg.conninfo import make_conninfo
+
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["pgq_client.testing"]\n')
+    (tmp_path / "test_users_code.py").write_text(
+        "def test_one(pgq_conn):\n    pass\n\ndef test_two(pgq_conn):\n    pass\n")
+    env = {**os.environ, "PGQ_TEST_DATABASE_URL": make_conninfo(os.environ["DATABASE_URL"], user=hostile.name)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0 and "2 errors" in out, out
+    line = f"role '{hostile.name}' may not create databases"
+    assert line in out and f'ALTER ROLE "{hostile.name}" CREATEDB' in out and "set PGQ_TEST_DATABASE_URL" in out, out
+    assert "Traceback" not in out and "psycopg.errors" not in out, out
+
+
 @pytest.mark.slow
 def test_migrated_database_without_database_url_starts_a_temporary_cluster() -> None:
     """No DATABASE_URL: initdb + pg_ctl in a temporary folder (as postgres when root), migrated, removed after."""

@@ -7,7 +7,7 @@ exit status (2 for usage errors, 1 for everything else), never a traceback.
 
 from __future__ import annotations
 
-import asyncio
+import importlib
 import json
 import logging
 import os
@@ -17,24 +17,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
-import psycopg
 import typer
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 
-from .. import _client as calls
 from .. import migrations
 from .._version import __version__
-from ..app import App
 from ..migrations import MigrationsNotFound
 from ..records import CatchUp, Limit
-from ..worker import StartupError
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
-from ..worker._transient import fatal_reason
 from ..worker.options import LIBPQ_ENV
 from ._tables import (
     STATES,
@@ -45,10 +39,30 @@ from ._tables import (
     reasons_table,
     schedules_table,
     settings_table,
+    show,
     stats_table,
     throughput_table,
 )
 from ._worker_command import worker_options
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from .. import _client as calls
+else:
+
+    class _OnFirstUse:
+        """A module imported when one of its names is first used: `pgq --help` and `pgq --version`
+        never import psycopg and the client (0.2 s of a start-up that should take well under 0.3 s)."""
+
+        def __init__(self, name: str) -> None:
+            self._name = name
+
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(importlib.import_module(self._name), attr)
+
+    psycopg = _OnFirstUse("psycopg")
+    calls = _OnFirstUse("pgq_client._client")
 
 app = typer.Typer(
     name="pgq",
@@ -122,6 +136,8 @@ def database() -> Iterator[psycopg.Connection[Any]]:
         fail(f"permission denied: {exc.diag.message_primary} (this needs the pgq_admin role, or pgq_producer"
              " for enqueue: grant it to your role)")
     except psycopg.Error as exc:
+        from ..worker._transient import fatal_reason
+
         reason = fatal_reason(exc)
         if reason is not None:
             fail(reason)
@@ -176,16 +192,23 @@ def worker(
     log_json: Annotated[bool, typer.Option("--log-json", help="Log one JSON object per line (every logger).")] = False,
     **options: Any,
 ) -> None:
-    """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back)."""
+    """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back).
+
+    For an App, a flag given here wins over the tasks' and the App's own settings; a flag not given
+    leaves them (the same effective settings as app.run_worker()).
+    """
+    import asyncio
+
+    from ..app import App
+    from ..worker import StartupError
+
     level = logging.getLevelName(log_level.upper())
     if not isinstance(level, int):
         fail(f"unknown log level {log_level!r} (debug, info, warning, error)", 2)
     try:
         found = load(target, accept=App)
         hook = load(payload) if payload else None
-    except HandlerNotFound as exc:
-        if not queue and ":" in target:
-            fail(f"Missing option '--queue' / '-q' ({exc})", 2)
+    except HandlerNotFound as exc:  # first: no --queue can help a module that does not import
         fail(str(exc), 2)
     if not isinstance(found, App) and not queue:
         fail("Missing option '--queue' / '-q': the queue(s) this handler works on", 2)
@@ -274,8 +297,10 @@ def stats(
     """Queues with their waiting, scheduled, running and dead counts (refreshing until Ctrl-C)."""
     with database() as conn:
         if once:
-            out.print(stats_table(calls.stats(conn)))
+            show(out, stats_table(calls.stats(conn)))
             return
+        from rich.live import Live
+
         try:
             with Live(stats_table(calls.stats(conn)), console=out, refresh_per_second=4) as live:
                 while True:
@@ -301,9 +326,9 @@ def jobs(
             found = calls.jobs(conn, job_id=job_id, limit=1)
             if not found:
                 fail(f"job {job_id} does not exist (or its history was purged)")
-            out.print(job_detail(found[0]))
+            show(out, job_detail(found[0]))
             return
-        out.print(jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
+        show(out, jobs_table(calls.jobs(conn, queue=queue, state=state, limit=limit)))
 
 
 @app.command()
@@ -311,7 +336,7 @@ def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
     """Why a job is not running now: one line per reason (q.explain)."""
     with database() as conn:
         rows = calls.explain(conn, job_id)
-    out.print(reasons_table(job_id, rows))
+    show(out, reasons_table(job_id, rows))
 
 
 @app.command()
@@ -322,7 +347,7 @@ def health(
     with database() as conn:
         rows = calls.health(conn)
     if show_all or any(r.severity != "ok" for r in rows):
-        out.print(health_table(rows, show_ok=show_all))
+        show(out, health_table(rows, show_ok=show_all))
     else:
         out.print(f"pgq health: all {len(rows)} checks ok")
     if any(r.severity == "critical" for r in rows):
@@ -385,6 +410,16 @@ def configure(
     lease: Annotated[str | None, typer.Option(help="Lease of a claim: 30s, 5m, 2h.")] = None,
     max_attempts: Annotated[int | None, typer.Option("--max-attempts", help="Failed attempts before dead.")] = None,
     max_crashes: Annotated[int | None, typer.Option("--max-crashes", help="Lost claims before dead.")] = None,
+    backoff_base: Annotated[
+        str | None, typer.Option("--backoff-base", help="First retry's delay, doubling per attempt: 0s, 1s, 30s.")
+    ] = None,
+    backoff_max: Annotated[str | None, typer.Option("--backoff-max", help="Longest retry delay: 5m, 1h.")] = None,
+    keep_completed: Annotated[
+        bool | None, typer.Option("--keep-completed/--drop-completed",
+                                  help="Keep completed jobs in the history (for retention) or delete them at once.")
+    ] = None,
+    retention: Annotated[
+        str | None, typer.Option(help="How long finished jobs stay in the history: 3d, 12h.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="At most N jobs of the queue run at once.")] = None,
     key_concurrency: Annotated[
         int | None, typer.Option("--key-concurrency", help="At most K jobs per concurrency key.")] = None,
@@ -406,12 +441,19 @@ def configure(
         if name not in LIMITS:
             raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
     window, key_window = _rate_window(per, "--per", rate), _rate_window(key_per, "--key-per", key_rate)
+    intervals = {"lease": _interval(lease, "--lease"), "backoff_base": _interval(backoff_base, "--backoff-base"),
+                 "backoff_max": _interval(backoff_max, "--backoff-max"),
+                 "retention": _interval(retention, "--retention")}
     with database() as conn:
-        row = calls.configure(conn, queue, lease=parse_every(lease, "--lease") if lease is not None else None,
-                              max_attempts=max_attempts, max_crashes=max_crashes, concurrency=concurrency,
+        row = calls.configure(conn, queue, max_attempts=max_attempts, max_crashes=max_crashes,
+                              keep_completed=keep_completed, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
-                              unlimit=unlimit, key_rate=key_rate, key_per=key_window)
-    out.print(settings_table(row))
+                              unlimit=unlimit, key_rate=key_rate, key_per=key_window, **intervals)
+    show(out, settings_table(row))
+
+
+def _interval(text: str | None, flag: str) -> timedelta | None:
+    return parse_every(text, flag) if text is not None else None
 
 
 def _rate_window(per: str | None, flag: str, rate: int | None) -> timedelta | None:
@@ -425,7 +467,7 @@ def _rate_window(per: str | None, flag: str, rate: int | None) -> timedelta | No
 def limits(queue: Annotated[str | None, typer.Argument(help="Only this queue.")] = None) -> None:
     """Every limited queue's limits and how full they are now: running, busy keys, held jobs, rate window, key rate."""
     with database() as conn:
-        out.print(limits_table(calls.limits(conn, queue)))
+        show(out, limits_table(calls.limits(conn, queue)))
 
 
 # -- schedules ------------------------------------------------------------------------------------
@@ -474,14 +516,14 @@ def schedule_add(
     with database() as conn:
         row = calls.schedule(conn, name, queue=queue, cron=cron, every=interval, payload=data, timezone=tz,
                              priority=priority, max_attempts=max_attempts, catch_up=catch_up)
-    out.print(schedules_table([row]))
+    show(out, schedules_table([row]))
 
 
 @schedule_app.command("list")
 def schedule_list() -> None:
     """Every schedule with its next fire time (in its time zone), last slot and last job."""
     with database() as conn:
-        out.print(schedules_table(calls.schedules(conn)))
+        show(out, schedules_table(calls.schedules(conn)))
 
 
 @schedule_app.command("remove")
@@ -520,7 +562,7 @@ def throughput(
     """Completed, failed and dead jobs per queue over the last minutes (q.throughput)."""
     with database() as conn:
         rows = calls.throughput(conn, since=timedelta(minutes=minutes))
-    out.print(throughput_table(rows, minutes))
+    show(out, throughput_table(rows, minutes))
 
 
 # -- bulk admin (each SQL call is bounded by --max-rows; --all repeats it until nothing matches) -----

@@ -6,7 +6,8 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from rich.console import Group
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -24,6 +25,38 @@ from ..records import (
 )
 
 STATES = tuple(s.value for s in JobState)
+# Columns of prose, which may wrap; every other column (ids, names, states, counts, times) is kept whole.
+PROSE_COLUMNS = frozenset({"last error", "message", "advice", "reason", "value"})
+
+
+def show(console: Console, renderable: RenderableType) -> None:
+    """Print a table (or a group of them) without cutting a value: prose columns wrap, the others keep
+    their width, and a table that does not fit the terminal (80 columns, a pipe) is printed wider
+    than it instead of ending timestamps in "2026-12…"."""
+    parts = renderable.renderables if isinstance(renderable, Group) else [renderable]
+    needed = 0
+    for part in parts:
+        if isinstance(part, Table):
+            needed = max(needed, _whole_width(console, part))
+    if needed <= console.width:
+        console.print(renderable)
+        return
+    width = console.width  # print(width=) cannot go beyond the console's own: widen it for this table
+    console.width = needed
+    try:
+        console.print(renderable, crop=False)
+    finally:
+        console.width = width
+
+
+def _whole_width(console: Console, table: Table) -> int:
+    """The width a table needs for its non-prose columns at full width (prose at its longest word)."""
+    total = 0
+    for column in table.columns:
+        column.no_wrap = str(column.header) not in PROSE_COLUMNS
+        sizes = [Measurement.get(console, console.options, cell) for cell in [column.header, *column.cells]]
+        total += max((m.minimum if not column.no_wrap else m.maximum) for m in sizes) + 3  # padding, rule
+    return total + 1
 
 
 def _age(value: timedelta | None) -> str:

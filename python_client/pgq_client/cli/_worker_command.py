@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from typing import Annotated, Any
 
 import typer
@@ -13,15 +13,21 @@ from ..worker.options import WorkerOptions
 
 
 def _option_type(f: Any) -> Any:
+    """The flag's type, always optional: a flag not given is None, so it never hides an App's value."""
     meta = f.metadata
     if meta["cli_type"] is not None:
-        base = meta["cli_type"]
-        return base | None if f.default is None else base
-    return {"int": int, "int | None": int | None, "float": float, "bool": bool, "str": str}[str(f.type)]
+        return meta["cli_type"] | None
+    return {"int": int | None, "int | None": int | None, "float": float | None, "bool": bool | None,
+            "str": str | None}[str(f.type)]
 
 
 def worker_options(command: Callable[..., None]) -> Callable[..., None]:
-    """``command`` with one typer option per WorkerOptions field (``cli=True``), passed on as keyword arguments."""
+    """``command`` with one typer option per WorkerOptions field (``cli=True``), passed on as keyword arguments.
+
+    Every flag defaults to None and only the flags given are passed on: ``pgq worker myapp:app``
+    then runs with the App's options and ``pgq worker myapp:app --concurrency 2`` overrides them,
+    exactly as ``app.run_worker()`` and ``app.run_worker(concurrency=2)`` do (WorkerOptions' precedence).
+    """
     signature = inspect.signature(command, eval_str=True)
     params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     generated = []
@@ -30,9 +36,10 @@ def worker_options(command: Callable[..., None]) -> Callable[..., None]:
         if not meta["cli"]:
             continue
         flag = meta["flag"] or "--" + f.name.replace("_", "-")
-        info = typer.Option(flag, help=meta["help"].replace("`", ""), min=meta["min"], max=meta["max"])
-        default = None if f.default is MISSING else f.default  # computed defaults (the name) are left to the worker
-        generated.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+        shown = meta["doc_default"] if meta["doc_default"] is not None else str(f.default)
+        text = meta["help"].replace("`", "") + f" (default: {shown.replace('`', '')})"
+        info = typer.Option(flag, help=text, min=meta["min"], max=meta["max"], show_default=False)
+        generated.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                            annotation=Annotated[_option_type(f), info]))
     names = {f.name for f in fields(WorkerOptions)}
 

@@ -12,17 +12,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._lanes import Lane
-from ._transient import StartupError
 from .options import WorkerOptions
 
 if TYPE_CHECKING:
     from ._async_worker import AsyncWorker, Hooks
+    from ._transient import StartupError
     from ._worker import Worker
 
 __all__ = ["AsyncWorker", "Hooks", "Lane", "StartupError", "Worker", "WorkerOptions"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "StartupError":  # with psycopg: not imported by `pgq --help` (worker.events, worker.options)
+        from ._transient import StartupError
+
+        return StartupError
     try:
         if name == "Worker":
             from ._worker import Worker

@@ -53,6 +53,12 @@ class Lane:
         return cls(index, names, handler, concurrency, batch_size, lease, converter(payload),
                    wants_context(handler), is_async(handler), name or getattr(handler, "__name__", "handler"))
 
+    def describe(self) -> str:
+        """The lane's effective settings in a log line: ``emails:concurrency=4,batch_size=auto,lease=60s``."""
+        lease = f"{self.lease.total_seconds():g}s" if self.lease is not None else "queue's"
+        return (f"{'+'.join(self.queues)}:concurrency={self.concurrency},batch_size={self.batch_size or 'auto'},"
+                f"lease={lease}")
+
     @property
     def auto_batch(self) -> bool:
         """batch_size not given: the ledger sizes this lane's claims itself."""

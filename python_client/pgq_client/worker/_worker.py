@@ -230,13 +230,14 @@ class Worker:
             if not self._preflight():
                 return
             self.pool = ConnectionPool(
-                self._url, min_size=o.loops + 1, max_size=o.pool_size, kwargs=o.connection_kwargs("worker"),
+                self._url, min_size=o.pool_min_size, max_size=o.pool_size, kwargs=o.connection_kwargs("worker"),
                 open=False, name=f"pgq-{o.name}", reconnect_timeout=POOL_RECONNECT_TIMEOUT,
             )
             self.pool.open(wait=False)
             served = self.metrics_address
             ev.emit(self.log, logging.INFO, ev.WORKER_STARTED, name=o.name, queues=",".join(self.queues),
                     concurrency=o.concurrency, batch_size=o.batch_size or "auto", claim_loops=o.loops,
+                    pool=f"{o.pool_min_size}..{o.pool_size}", tasks=" ".join(lane.describe() for lane in self.lanes),
                     mode="pgbouncer" if o.pgbouncer else ("listen" if o.listen else "poll"),
                     **({"metrics": f"http://{served[0]}:{served[1]}/metrics"} if served else {}))
             for lane in self.lanes:

@@ -9,7 +9,8 @@ appears in all three.
 
 Per-queue settings (handler, payload model, concurrency, batch size, lease)
 belong to a :class:`Lane`: a plain ``Worker(handler, queues)`` has one, an
-:class:`~pgq_client.App` one per task.
+:class:`~pgq_client.App` one per task. Which value a task gets is decided in
+one place, :class:`TaskSettings` (the precedence rule is stated there).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 import os
 import re
 import socket
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import timedelta
 from typing import Any
@@ -59,24 +61,35 @@ def check_queue_name(name: Any) -> str:
 
 @dataclass(frozen=True)
 class WorkerOptions:
-    """How a worker connects, claims and stops (shared by every lane of the worker)."""
+    """How a worker connects, claims and stops (shared by every lane of the worker).
+
+    Precedence, for an :class:`~pgq_client.App`'s worker: the worker's own
+    arguments (``pgq worker`` flags, ``app.worker()``/``app.run_worker()``
+    keywords) > ``App(...)`` > the default declared here. The per-task ones,
+    ``concurrency``, ``batch_size`` and ``lease`` (:data:`TASK_SETTINGS`),
+    also have a task level: worker arguments > ``@app.task(...)`` >
+    ``App(...)`` > default (:class:`TaskSettings`). A flag not given on the
+    command line is not an argument: it never hides the App's value.
+    """
 
     database_url: str = option(
         "", "libpq URL or key=value string", doc_default="`$DATABASE_URL`", cli=False)
     concurrency: int = option(
-        10, "handler threads (tasks for the async worker), shared by the worker's queues; the pool holds"
-            " concurrency + claim loops + 1 connections", minimum=1)
+        10, "handlers running at once (threads; tasks for the async worker); an App: per task. Connections:"
+            " claim loops + 1 pooled ones from the start, up to one more per handler while handlers use"
+            " job.connection(), plus the listener", minimum=1)
     batch_size: int | None = option(
-        None, "most jobs per `q.claim`; the worker holds at most max(batch_size, concurrency) jobs. Automatic ="
+        None, "most jobs per `q.claim`; an App: per task. A lane holds at most max(batch_size, concurrency) jobs."
+              " Automatic ="
               " the concurrency plus a prefetch sized by Little's law, a round trip's worth of jobs per claim"
               " loop (short jobs: claims of up to 20x the concurrency, at most 1000; long jobs: none, so no job"
               " waits behind a busy one)", doc_default="automatic", minimum=1, maximum=1000)
     claim_loops: int | None = option(
-        None, "round trips kept in flight at once, each on its own pooled connection: ceil(concurrency /"
-              " batch_size) with batch_size given, else 4; never more than the concurrency",
+        None, "round trips kept in flight at once, each on its own pooled connection: the sum over the tasks of"
+              " ceil(concurrency / batch_size) with batch_size given, else 4; never more than the concurrency",
         doc_default="automatic", minimum=1, maximum=1000)
     lease: timedelta | None = option(
-        None, "claim lease in seconds; heartbeats renew it every lease/3", doc_default="the queue's",
+        None, "claim lease in seconds; heartbeats renew it every lease/3; an App: per task", doc_default="the queue's",
         cli_type=float, minimum=1)
     poll_interval: float = option(
         1.0, "seconds between claims when no NOTIFY comes (always on)", doc_default="1.0 s", minimum=0.01)
@@ -117,6 +130,10 @@ class WorkerOptions:
         options.check()
         return options
 
+    @staticmethod
+    def concurrency_default() -> int:
+        return int(WorkerOptions.__dataclass_fields__["concurrency"].default)  # type: ignore[arg-type]
+
     def check(self) -> None:
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
@@ -147,12 +164,8 @@ class WorkerOptions:
         concurrency); never more than the concurrency (a loop claims at least one job).
         """
         if self.claim_loops is not None:
-            wanted = self.claim_loops
-        elif self.batch_size is not None:
-            wanted = math.ceil(self.concurrency / self.batch_size)
-        else:
-            wanted = AUTO_LOOPS
-        return max(1, min(wanted, self.concurrency))
+            return max(1, min(self.claim_loops, self.concurrency))
+        return auto_loops([(self.concurrency, self.batch_size)])
 
     @property
     def uses_listener(self) -> bool:
@@ -170,8 +183,63 @@ class WorkerOptions:
 
     @property
     def pool_size(self) -> int:
-        """One per claim loop, the heartbeat/reaper loop, and one per handler that asks for a connection."""
-        return self.concurrency + self.loops + 1
+        """The pool's most connections: one per claim loop, one for heartbeats and the reaper (those
+        :attr:`pool_min_size` are opened at start), and one per handler slot, opened only while
+        handlers hold one (``job.connection()``). The listener's connection is outside the pool."""
+        return self.pool_min_size + self.concurrency
+
+    @property
+    def pool_min_size(self) -> int:
+        """Connections the pool opens at start and keeps: the claim loops' and the maintenance loop's."""
+        return self.loops + 1
+
+
+def auto_loops(lanes: Iterable[tuple[int, int | None]]) -> int:
+    """Automatic claim loops for lanes of (concurrency, batch_size): one per full batch of each lane
+    with a batch_size (ceil(concurrency / batch_size)), at least AUTO_LOOPS when a lane sizes its
+    claims itself; never more than the total concurrency (a loop claims at least one job)."""
+    pairs = list(lanes)
+    total = sum(c for c, _ in pairs)
+    fixed = sum(math.ceil(c / b) for c, b in pairs if b is not None)
+    wanted = max(fixed, AUTO_LOOPS) if any(b is None for _, b in pairs) else fixed
+    return max(1, min(wanted, total))
+
+
+# The settings a task may have of its own; every other option is the worker's.
+TASK_SETTINGS = ("concurrency", "batch_size", "lease")
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """A task's handler slots, claim size and lease, as the worker runs it.
+
+    One precedence rule, highest first: the worker's own arguments (``pgq
+    worker --concurrency/--batch-size/--lease``, or the same keywords of
+    ``app.worker()``/``app.run_worker()``) > the task's ``@app.task(...)`` >
+    ``App(...)`` > the default (concurrency 10, automatic batch size, the
+    queue's lease). None at a level means "not set here". So ``App(concurrency=4)``
+    gives every task 4 handler slots unless its decorator says otherwise, and
+    ``pgq worker app:app --concurrency 2`` gives every task it runs 2: the
+    operator's word is the last.
+    """
+
+    concurrency: int
+    batch_size: int | None
+    lease: timedelta | None
+
+    @classmethod
+    def resolve(cls, *levels: Mapping[str, Any]) -> TaskSettings:
+        """The first value that is not None for each setting, going through levels (highest first)."""
+        chosen: dict[str, Any] = {}
+        for name in TASK_SETTINGS:
+            chosen[name] = next((lv[name] for lv in levels if lv.get(name) is not None), None)
+        lease = chosen["lease"]
+        if isinstance(lease, (int, float)) and not isinstance(lease, bool):
+            lease = timedelta(seconds=lease)
+        concurrency = chosen["concurrency"]
+        if concurrency is None:
+            concurrency = WorkerOptions.concurrency_default()
+        return cls(concurrency, chosen["batch_size"], lease)
 
 
 def defaults() -> dict[str, Any]:
