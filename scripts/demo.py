@@ -55,7 +55,8 @@ def main() -> None:
             " keep_completed => true)",
             (QUEUE,),
         )
-        conn.execute("delete from q.job_history where queue_id = (select id from q.queue where name = %s)", (QUEUE,))
+        conn.execute("delete from q_data.job_history where queue_id = (select id from q_data.queue where name = %s)",
+                     (QUEUE,))
         start = time.monotonic()
         for first in range(0, JOBS, 500):
             enqueue_many(conn, QUEUE, [{"n": n} for n in range(first, min(first + 500, JOBS))])
@@ -82,8 +83,8 @@ def main() -> None:
             p.join(30)
 
         done, retried = conn.execute(
-            "select count(*), count(*) filter (where errors is not null) from q.job_history h"
-            " join q.queue qq on qq.id = h.queue_id where qq.name = %s and h.state = 'completed'",
+            "select count(*), count(*) filter (where errors is not null) from q_data.job_history h"
+            " join q_data.queue qq on qq.id = h.queue_id where qq.name = %s and h.state = 'completed'",
             (QUEUE,),
         ).fetchone()
         console.print(

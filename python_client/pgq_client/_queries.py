@@ -78,7 +78,7 @@ CANCEL = "select q.cancel(id => %s)"
 RETRY = "select q.retry(id => %s)"
 PAUSE = "select q.pause(queue => %s)"
 RESUME = "select q.resume(queue => %s)"
-# The columns named, not q.queue's every column: a setting added later must not break the record.
+# The columns named, not q_data.queue's every column: a setting added later must not break the record.
 # The flow-control columns (revision 0005) and the per-key rate (0007) are read through to_jsonb, so
 # the same select runs on an older database (NULL there); the limits are sent only when given
 # (CONFIGURE_FORMS).
@@ -88,7 +88,8 @@ _CONFIGURED = (
     " (to_jsonb(c)->>'key_concurrency')::integer as key_concurrency,"
     " coalesce((to_jsonb(c)->>'ordered')::boolean, false) as ordered,"
     " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per,"
-    " (to_jsonb(c)->>'key_rate')::integer as key_rate, (to_jsonb(c)->>'key_per')::interval as key_per"
+    " (to_jsonb(c)->>'key_rate')::integer as key_rate, (to_jsonb(c)->>'key_per')::interval as key_per,"
+    " (to_jsonb(c)->>'max_lease')::interval as max_lease"
 )
 CONFIGURE = (
     _CONFIGURED
@@ -108,11 +109,20 @@ CONFIGURE_KEY_RATE = (
     " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
     " ordered => %s, rate => %s, per => %s, unlimit => %s, key_rate => %s, key_per => %s) c"
 )
+# With a lease cap (revision 0008): every argument.
+CONFIGURE_MAX_LEASE = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
+    " ordered => %s, rate => %s, per => %s, unlimit => %s, key_rate => %s, key_per => %s, max_lease => %s) c"
+)
 CONFIGURE_FORMS: Forms = (
     (CONFIGURE, ()),
     (CONFIGURE_FLOW, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit")),
     (CONFIGURE_KEY_RATE, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit", "key_rate",
                           "key_per")),
+    (CONFIGURE_MAX_LEASE, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit", "key_rate",
+                           "key_per", "max_lease")),
 )
 LIMITS = "select * from q.limits(queue => %s)"
 STATS = "select * from q.stats(exact_up_to => %s)"

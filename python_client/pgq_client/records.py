@@ -25,7 +25,7 @@ class FailStatus(_Kind):
     """What ``q.fail``/``q.fail_many`` did to a claim."""
 
     RETRY = "retry"  # scheduled again after the backoff (or retry_in)
-    DEAD = "dead"  # attempts spent, or not retryable: moved to q.job_history
+    DEAD = "dead"  # attempts spent, or not retryable: moved to q_data.job_history
     LOST = "lost"  # not the current claim: nothing changed
 
 
@@ -274,6 +274,8 @@ class QueueSettings:
     # Per-key rate (revision 0007; None on an older database).
     key_rate: int | None = None
     key_per: timedelta | None = None
+    # The longest lease a claim or heartbeat may ask for (revision 0008; None on an older database).
+    max_lease: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -408,6 +408,9 @@ LIMITS = tuple(limit.value for limit in Limit)
 def configure(
     queue: Annotated[str, typer.Argument(help="The queue (made with the defaults if it does not exist).")],
     lease: Annotated[str | None, typer.Option(help="Lease of a claim: 30s, 5m, 2h.")] = None,
+    max_lease: Annotated[
+        str | None, typer.Option("--max-lease", help="Longest lease a claim or heartbeat may ask for: 1h, 1d"
+                                 " (revision 0008).")] = None,
     max_attempts: Annotated[int | None, typer.Option("--max-attempts", help="Failed attempts before dead.")] = None,
     max_crashes: Annotated[int | None, typer.Option("--max-crashes", help="Lost claims before dead.")] = None,
     backoff_base: Annotated[
@@ -441,7 +444,8 @@ def configure(
         if name not in LIMITS:
             raise typer.BadParameter(f"{name!r} is not one of {', '.join(LIMITS)}", param_hint="--unlimit")
     window, key_window = _rate_window(per, "--per", rate), _rate_window(key_per, "--key-per", key_rate)
-    intervals = {"lease": _interval(lease, "--lease"), "backoff_base": _interval(backoff_base, "--backoff-base"),
+    intervals = {"lease": _interval(lease, "--lease"), "max_lease": _interval(max_lease, "--max-lease"),
+                 "backoff_base": _interval(backoff_base, "--backoff-base"),
                  "backoff_max": _interval(backoff_max, "--backoff-max"),
                  "retention": _interval(retention, "--retention")}
     with database() as conn:

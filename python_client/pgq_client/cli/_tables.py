@@ -117,8 +117,9 @@ def settings_table(row: QueueSettings) -> Table:
     table = Table(title=f"queue {row.queue}", title_justify="left", show_header=False)
     table.add_column("setting")
     table.add_column("value")
-    for name in ("paused", "lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max", "keep_completed",
-                 "retention", "concurrency", "key_concurrency", "ordered", "rate", "per", "key_rate", "key_per"):
+    for name in ("paused", "lease", "max_lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max",
+                 "keep_completed", "retention", "concurrency", "key_concurrency", "ordered", "rate", "per", "key_rate",
+                 "key_per"):
         value = getattr(row, name)
         table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
     return table
