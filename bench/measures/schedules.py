@@ -32,6 +32,14 @@ CLIENTS = 4
 CLOCK = "2026-01-01 00:00:30Z"  # the steered clock the reap-turn figures use
 
 
+def _test_clock(dsn: str) -> str:
+    """Turn the scheduler's test clock on in a bench database (off by default from revision 0008)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("do $$ begin if to_regprocedure('q.allow_test_clock(boolean)') is not null then"
+                     " perform q.allow_test_clock(true); end if; end $$")
+    return dsn
+
+
 def _daily(conn: psycopg.Connection[Any], n: int, seed: int) -> None:
     """n schedules of a daily cron at random times, created at CLOCK (none due before 00:01)."""
     with conn.transaction():
@@ -46,7 +54,7 @@ def lateness(ctx: Context) -> tuple[list[float], list[float]]:
     from pgq_client import App
 
     p = ctx.profile
-    dsn = databases.new_pgq(ctx.server, "bench_sched_late")
+    dsn = _test_clock(databases.new_pgq(ctx.server, "bench_sched_late"))
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select q.configure('ticks', keep_completed => true)")
     started: list[float] = []
@@ -86,7 +94,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
     alone: dict[int, float] = {}
     for n in sorted({0, min(1_000, p.schedules_many), p.schedules_many}):
         db = f"bench_sched_reap_{n}"
-        dsn = databases.new_pgq(ctx.server, db)
+        dsn = _test_clock(databases.new_pgq(ctx.server, db))
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select q.configure('sched-bench')")  # the same queue rows for every n
             _daily(conn, n, seed=n)
@@ -110,7 +118,7 @@ def reap_turns(ctx: Context) -> tuple[dict[int, list[float]], dict[int, float], 
         ctx.log(f"schedules: reap turn with {n:,} schedules: median {ms(median(times))},"
                 f" q.fire_schedules alone {alone[n] * 1e6:.0f} µs")
     # One turn that fires 1,000 due schedules.
-    dsn = databases.new_pgq(ctx.server, "bench_sched_fire")
+    dsn = _test_clock(databases.new_pgq(ctx.server, "bench_sched_fire"))
     per_fire: list[float] = []
     with psycopg.connect(dsn, autocommit=True) as conn:
         with conn.transaction():
@@ -148,7 +156,7 @@ def claims(ctx: Context) -> dict[str, list[float]]:
     p = ctx.profile
     none_db, many_db = "bench_sched_claims_none", "bench_sched_claims_many"
     for db in (none_db, many_db):
-        dsn = databases.new_pgq(ctx.server, db)
+        dsn = _test_clock(databases.new_pgq(ctx.server, db))
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select q.configure('sched-bench')")  # the same queue rows in both
             if db == many_db:

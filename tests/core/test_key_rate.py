@@ -131,7 +131,7 @@ def test_configure_and_limits_without_a_key_rate_run_on_an_older_database(
     url = new_database()
     assert migrations.upgrade(url, revision) == revision
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("select count(*) from pg_attribute where attrelid = 'q_data.queue'::regclass"
+        assert conn.execute("select count(*) from pg_attribute where attrelid = 'q.queue'::regclass"
                             " and attname = 'key_rate'").fetchone() == (0,), "an older database, not head"
         plain = pgq_client.configure(conn, "old", max_attempts=3)
         assert (plain.max_attempts, plain.key_rate, plain.key_per) == (3, None, None)
