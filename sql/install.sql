@@ -14,6 +14,7 @@
 \ir schema/070_observe.sql
 \ir schema/071_job_page.sql
 \ir schema/075_key_rate.sql
+\ir schema/080_queue_names.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -33,6 +34,7 @@
 \ir internal/promote_all_due.sql
 \ir internal/purge_history.sql
 \ir internal/purge_receipts.sql
+\ir internal/forget_idle_queues.sql
 \ir internal/claim_under_snapshot.sql
 \ir internal/gone_owners.sql
 \ir internal/forget_ended_sessions.sql

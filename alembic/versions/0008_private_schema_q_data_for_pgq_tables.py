@@ -16,6 +16,12 @@ parameters (ALTER TABLE ... SET SCHEMA); every function that names a table is
 made again from its 0008 copy; the comments that named q.<table> are
 rewritten.
 
+Queue names that cost nothing when idle (issue 21 item 5), held jobs in
+q.stats (issue 23 item 4), a bounded search and a monitoring role: q.stats
+gets a new signature (active queues, paged) and q.queue_stats two columns
+(held, held_exact); q.reap deletes idle queues (q.forget_idle_queues, its
+cursor in q_data.reaper_turn.idle_queue_after); the role pgq_monitor.
+
 Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-04T20:22:10+00:00
@@ -113,6 +119,52 @@ comment on table q.throughput_total is
 """
 
 
+# queue names and monitoring (issue 21 item 5): the monitoring role, the reaper's
+# cursor over idle queues, and held jobs in q.stats (a new signature and two
+# more columns, so the old function goes first). As sql/schema/070_observe.sql,
+# 080_queue_names.sql and 020_types.sql make them.
+QUEUE_NAMES = """
+do $$
+begin
+  if not exists (select from pg_catalog.pg_roles where rolname = 'pgq_monitor') then
+    begin
+      create role pgq_monitor nologin;
+    exception when duplicate_object or unique_violation then
+      null;
+    end;
+  end if;
+  if not pg_catalog.pg_has_role('pgq_viewer', 'pgq_monitor', 'member') then
+    grant pgq_monitor to pgq_viewer;
+  end if;
+end
+$$;
+grant usage on schema q to pgq_monitor;
+alter table q_data.reaper_turn
+  add column idle_queue_after integer not null default 0;
+comment on column q_data.reaper_turn.idle_queue_after is
+  'q.forget_idle_queues goes on from the queue after this id (0: from the start).';
+drop function q.stats(integer);
+alter type q.queue_stats add attribute held bigint, add attribute held_exact boolean;
+comment on type q.queue_stats is
+  'Per-queue counts: waiting (due now and claimable: waiting jobs and due scheduled ones the reaper has not '
+  'promoted yet; not held ones), scheduled (later), running, dead, held (due but held back because their '
+  'concurrency key''s slots are taken); oldest_waiting is how long the oldest due job has waited. *_exact says '
+  'whether a count is exact or the planner''s estimate (running is always exact).';
+"""
+# Undone before the tables move back (they are still in q_data then).
+QUEUE_NAMES_DOWN = """
+drop function q.stats(integer, integer, text, boolean);
+drop function q.forget_idle_queues(integer, timestamptz);
+alter type q.queue_stats drop attribute held_exact, drop attribute held;
+comment on type q.queue_stats is
+  'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest '
+  'due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
+alter table q_data.reaper_turn drop column idle_queue_after;
+revoke all on function q.throughput(interval), q.throughput_totals(), q.limits(text), q.health() from pgq_monitor;
+revoke usage on schema q from pgq_monitor;
+"""
+
+
 def _execute(statements: str) -> None:
     # The raw driver connection, as run_frozen does: SQLAlchemy would read ":" and "%" in comments.
     op.get_bind().connection.driver_connection.execute(statements)
@@ -121,6 +173,7 @@ def _execute(statements: str) -> None:
 
 def upgrade() -> None:
     _execute(MOVE)
+    _execute(QUEUE_NAMES)  # queue names and monitoring (issue 21 item 5)
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -176,6 +229,7 @@ def upgrade() -> None:
     run_frozen("0008", "internal/flow_wake.sql")
     run_frozen("0008", "internal/flow_want.sql")
     run_frozen("0008", "internal/forget_ended_sessions.sql")
+    run_frozen("0008", "internal/forget_idle_queues.sql")  # queue names and monitoring (issue 21 item 5)
     run_frozen("0008", "internal/gone_owners.sql")
     run_frozen("0008", "internal/lock_space.sql")
     run_frozen("0008", "internal/lost_reason.sql")
@@ -195,6 +249,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    _execute(QUEUE_NAMES_DOWN)  # queue names and monitoring (issue 21 item 5)
     _execute(MOVE_BACK)
     run_frozen("0001", "functions/cancel.sql")
     run_frozen("0006", "functions/cancel_jobs.sql")

@@ -79,9 +79,21 @@ def _rows(conn: Connection, query: str, params: tuple[Any, ...] = ()) -> list[Ro
 # -- reading ------------------------------------------------------------------------------------
 
 
-def queues(conn: Connection) -> list[Row]:
-    """``q.stats()``: per queue paused, waiting, scheduled, running, dead, oldest_waiting (and *_exact if given)."""
-    return _rows(conn, sql.STATS_DEFAULT)
+# Queues per q.stats call (its own default): a page of the dashboard, the exporter's read.
+QUEUES_PAGE = 1000
+
+
+def queues(conn: Connection, *, max_queues: int = QUEUES_PAGE, after: str | None = None) -> list[Row]:
+    """``q.stats()``: per queue paused, waiting, held, scheduled, running, dead, oldest_waiting (and *_exact).
+
+    From revision 0008 only ACTIVE queues (jobs, history, settings, a schedule or an outcome in the
+    last hour), at most ``max_queues`` of them in name order after the name ``after`` (pass the last
+    row's queue for the next page). Before 0008 every queue, in one call (``after`` is then ignored).
+    """
+    try:
+        return _rows(conn, sql.STATS_PAGE, (max_queues, after))
+    except psycopg.errors.UndefinedFunction:
+        return _rows(conn, sql.STATS_DEFAULT)[:max_queues] if after is None else []
 
 
 def throughput(conn: Connection, since: timedelta = timedelta(hours=1)) -> dict[str, list[Row]]:

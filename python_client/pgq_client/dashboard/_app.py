@@ -207,8 +207,10 @@ def _error_line(value: Any) -> str:
 
 def make_app(dash: Dashboard) -> Starlette:
     def queues_page(request: Request) -> Response:
+        after = request.query_params.get("after") or None  # active queues, a page at a time (revision 0008)
+
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            rows = observe.queues(conn)
+            rows = observe.queues(conn, after=after)
             spark = None
             if feats.may("throughput"):
                 per_queue = observe.throughput(conn, timedelta(minutes=SPARK_MINUTES))
@@ -223,7 +225,10 @@ def make_app(dash: Dashboard) -> Starlette:
                         "hour": int(sum(values)),
                     }
             return {"rows": rows, "spark": spark, "can_act": dash.may_act(feats), "feats": feats,
-                    "role": conn.execute(sql.CURRENT_USER).fetchone()[0]}  # type: ignore[index]
+                    "role": conn.execute(sql.CURRENT_USER).fetchone()[0],  # type: ignore[index]
+                    "more": ("/?" + urlencode({"after": rows[-1]["queue"]}))
+                    if len(rows) >= observe.QUEUES_PAGE else None,
+                    "has_held": any("held" in r for r in rows)}
 
         return dash.render(request, "queues.html", {"nav": "queues", **dash.read(read)})
 
