@@ -14,6 +14,8 @@
 \ir schema/070_observe.sql
 \ir schema/071_job_page.sql
 \ir schema/075_key_rate.sql
+-- (before 080, whose CHECK constraint calls it)
+\ir internal/check_queue_settings.sql
 \ir schema/080_queue_names.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql

@@ -151,6 +151,42 @@ comment on type q.queue_stats is
   'concurrency key''s slots are taken); oldest_waiting is how long the oldest due job has waited. *_exact says '
   'whether a count is exact or the planner''s estimate (running is always exact).';
 """
+# q_data.queue's 17 CHECK constraints become one (settings_are_valid, calling
+# q.check_queue_settings): PostgreSQL rebuilds each from its text at every
+# INSERT, most of why an enqueue into a new name cost ~3x 0002's.
+OLD_QUEUE_CHECKS = (
+    ("name_is_valid", "name ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$'"),
+    ("lease_is_positive", "lease > interval '0'"),
+    ("max_attempts_is_positive", "max_attempts > 0"),
+    ("max_crashes_is_positive", "max_crashes > 0"),
+    ("backoff_base_is_not_negative", "backoff_base >= interval '0'"),
+    ("backoff_max_is_at_least_base", "backoff_max >= backoff_base"),
+    ("retention_is_not_negative", "retention >= interval '0'"),
+    ("concurrency_is_in_range", "concurrency between 1 and 10000"),
+    ("key_concurrency_is_in_range", "key_concurrency between 1 and 1000"),
+    ("ordered_keys_run_one_at_a_time", "not ordered or key_concurrency = 1"),
+    ("rate_is_in_range", "rate between 1 and 100000"),
+    ("per_is_in_range", "per > interval '0' and per <= interval '1 day'"),
+    ("rate_and_per_go_together", "(rate is null) = (per is null)"),
+    ("key_rate_is_in_range", "key_rate between 1 and 1000"),
+    ("key_per_is_in_range", "key_per > interval '0' and key_per <= interval '1 day'"),
+    ("key_rate_and_key_per_go_together", "(key_rate is null) = (key_per is null)"),
+    ("key_rate_needs_key_concurrency", "key_rate is null or key_concurrency is not null"),
+)
+QUEUE_CHECKS = (
+    "alter table q_data.queue\n"
+    + "".join(f"  drop constraint {name},\n" for name, _ in OLD_QUEUE_CHECKS)
+    + "  add constraint settings_are_valid check (q.check_queue_settings(\n"
+    "    name, lease, max_attempts, max_crashes, backoff_base, backoff_max, retention,\n"
+    "    concurrency, key_concurrency, ordered, rate, per, key_rate, key_per));\n"
+)
+QUEUE_CHECKS_DOWN = (
+    "alter table q_data.queue\n  drop constraint settings_are_valid,\n"
+    + ",\n".join(f"  add constraint {name} check ({rule})" for name, rule in OLD_QUEUE_CHECKS)
+    + ";\n"
+    "drop function q.check_queue_settings(text, interval, smallint, smallint, interval, interval, interval,"
+    " integer, integer, boolean, integer, interval, integer, interval);\n"
+)
 # Undone before the tables move back (they are still in q_data then).
 QUEUE_NAMES_DOWN = """
 drop function q.stats(integer, integer, text, boolean);
@@ -174,6 +210,8 @@ def _execute(statements: str) -> None:
 def upgrade() -> None:
     _execute(MOVE)
     _execute(QUEUE_NAMES)  # queue names and monitoring (issue 21 item 5)
+    run_frozen("0008", "internal/check_queue_settings.sql")
+    _execute(QUEUE_CHECKS)
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -249,7 +287,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    _execute(QUEUE_NAMES_DOWN)  # queue names and monitoring (issue 21 item 5)
+    _execute(QUEUE_CHECKS_DOWN)  # queue names and monitoring (issue 21 item 5)
+    _execute(QUEUE_NAMES_DOWN)
     _execute(MOVE_BACK)
     run_frozen("0001", "functions/cancel.sql")
     run_frozen("0006", "functions/cancel_jobs.sql")

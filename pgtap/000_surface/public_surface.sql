@@ -15,7 +15,7 @@ select functions_are('q', array[
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue',
   -- internal (owner only)
-  'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
+  'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
@@ -44,6 +44,7 @@ select results_eq(
     ('q.check_job_options(jsonb,integer,integer)'),
     ('q.check_max_rows(integer,integer)'),
     ('q.check_queue_name(text)'),
+    ('q.check_queue_settings(text,interval,smallint,smallint,interval,interval,interval,integer,integer,boolean,integer,interval,integer,interval)'),
     ('q.claim(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
@@ -326,7 +327,7 @@ select is_definer('q', 'schedules', array['text'], 'q.schedules is SECURITY DEFI
 select is(
   array(select p.proname::text from pg_catalog.pg_proc p
          where p.pronamespace = 'q'::regnamespace and p.prosecdef
-           and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
+           and p.proname in ('lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim',
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(549);
+select plan(555);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -38,6 +38,7 @@ insert into matrix values
   ('schedules',               false, false, true,  true),
   ('lock_space',              false, false, false, false),
   ('check_queue_name',        false, false, false, false),
+  ('check_queue_settings',    false, false, false, false),
   ('check_job_options',       false, false, false, false),
   ('check_claim',             false, false, false, false),
   ('check_claims',            false, false, false, false),
@@ -116,7 +117,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 91 functions x 6 grantees, through has_function_privilege (membership counts).
+-- 92 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],
