@@ -1,0 +1,38 @@
+"""The dashboard's front page at 50,000 queue names (issue 21 item 5: 0007 answered 503 after its 5 s timeout)."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import psycopg
+from dashboard_support import dashboard
+from pgq_client import enqueue
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_queues_page_at_50000_idle_names_lists_the_active_queues_a_page_at_a_time(
+    db_url: str, tmp_path: Path
+) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("insert into q_data.queue (name) select 'idle-' || g from generate_series(1, 50000) g")
+        for n in range(3):
+            enqueue(conn, f"busy-{n}", {"n": n})
+        conn.execute("analyze q_data.queue")
+    with dashboard(db_url, tmp_path / "dashboard.log") as base:
+        started = time.perf_counter()
+        status, page = get(base + "/")
+        took = time.perf_counter() - started
+    print(f"\nqueues page at 50,003 names (3 active): {status}, {len(page)} bytes, {took * 1000:.0f} ms")
+    assert status == 200
+    assert all(f'data-queue="busy-{n}"' in page for n in range(3))
+    assert page.count("data-queue=") == 3, "idle names are not listed"
