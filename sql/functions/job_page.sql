@@ -131,6 +131,10 @@ begin
     -- the stored size without fetching the value; turning a 1 MiB payload
     -- into text costs ~5 ms); and the last 65,536 characters of the errors
     -- (the newest attempts; errors are capped at 20 x 4,096 characters).
+    -- The stored size is the compressed one: a payload that compresses to
+    -- under 64 KiB is still turned into text whole before the cut, so its
+    -- cost is bounded by the 1 MiB payload cap (~5 ms), not by 64 KiB; SQL
+    -- has no cheap way to read a value's decompressed size.
     if v_needle is null
        or (pg_column_size(v_job.payload) <= 65536
            and strpos(lower(left(v_job.payload::text, 65536)), v_needle) > 0)
@@ -152,7 +156,7 @@ end
 $$;
 
 comment on function q.job_page(text, text, jsonb, text, integer, integer) is
-  'One page (page_size 1..1000) of a job list in index order: waiting in claim order, scheduled by due time (both need a queue), running and finished newest first. Pass the last row''s next_after as after for the next page. search filters on text (case-insensitive) in the payload or errors, reading at most max_scan rows per call and at most 64 KiB of each: the first 65,536 characters of the payload''s JSON text (none of a payload stored larger than 64 KiB) and the last 65,536 characters of its errors; if that budget runs out first, the last row has id NULL and the next_after to go on from.';
+  'One page (page_size 1..1000) of a job list in index order: waiting in claim order, scheduled by due time (both need a queue), running and finished newest first. Pass the last row''s next_after as after for the next page. search filters on text (case-insensitive) in the payload or errors, reading at most max_scan rows per call and of each the first 65,536 characters of the payload''s JSON text (none of a payload stored larger than 64 KiB) and the last 65,536 characters of its errors; if that budget runs out first, the last row has id NULL and the next_after to go on from.';
 
 revoke all on function q.job_page(text, text, jsonb, text, integer, integer) from public;
 grant execute on function q.job_page(text, text, jsonb, text, integer, integer) to pgq_viewer;
