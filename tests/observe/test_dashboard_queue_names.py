@@ -36,3 +36,17 @@ def test_the_queues_page_at_50000_idle_names_lists_the_active_queues_a_page_at_a
     assert status == 200
     assert all(f'data-queue="busy-{n}"' in page for n in range(3))
     assert page.count("data-queue=") == 3, "idle names are not listed"
+
+
+def test_the_queues_page_counts_held_jobs_apart_from_waiting(db_url: str, tmp_path: Path) -> None:
+    """Issue 23 item 4: the page said "waiting 3" for jobs held by a concurrency key, and their list was empty."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select q.configure('keyed', key_concurrency => 1)")
+        for n in range(3):
+            conn.execute("select q.enqueue('keyed', %s, concurrency_key => 'acme')", (f'{{"n": {n}}}',))
+    with dashboard(db_url, tmp_path / "dashboard.log") as base:
+        status, page = get(base + "/")
+    assert status == 200 and ">held</th>" in page
+    row = page.split('data-queue="keyed"', 1)[1].split("</tr>", 1)[0]
+    cells = [c.split("<", 1)[0] for c in row.split('<td class="num">')[1:3]]
+    assert cells == ["1", "2"], row  # waiting 1 (the admitted acme job), held 2

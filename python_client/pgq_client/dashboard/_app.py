@@ -228,7 +228,7 @@ def make_app(dash: Dashboard) -> Starlette:
                     "role": conn.execute(sql.CURRENT_USER).fetchone()[0],  # type: ignore[index]
                     "more": ("/?" + urlencode({"after": rows[-1]["queue"]}))
                     if len(rows) >= observe.QUEUES_PAGE else None,
-                    "has_held": any("held" in r for r in rows)}
+                    "has_held": any(r.get("held") for r in rows)}  # the column shows when a job is held
 
         return dash.render(request, "queues.html", {"nav": "queues", **dash.read(read)})
 
