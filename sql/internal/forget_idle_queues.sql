@@ -82,7 +82,12 @@ begin
     perform from q_data.queue qq where qq.id = v_queue.id for update skip locked;
     continue when not found;
     -- Again, now that no enqueue is in flight: what committed meanwhile counts.
-    continue when exists (select from q_data.job j where j.queue_id = v_queue.id)
+    -- One probe per state, each on its partial index (no index has queue_id
+    -- first for every state: "where queue_id = $1" alone is a scan of q_data.job).
+    continue when exists (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'w')
+      or exists (select from q_data.job j where j.queue_id = v_queue.id and j.state = 's')
+      or exists (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'h')
+      or exists (select from q_data.job j where j.state = 'r' and j.queue_id = v_queue.id)
       or exists (select from q_data.job_history x where x.queue_id = v_queue.id)
       or exists (select from q_data.tally t where t.queue_id = v_queue.id)
       or exists (select from q_data.throughput t where t.queue_id = v_queue.id)
