@@ -32,7 +32,8 @@ from . import _queries as sql
 Connection = psycopg.Connection[Any]
 Row = dict[str, Any]
 
-STATES = ("waiting", "scheduled", "running", "completed", "dead", "cancelled")
+# held: due, held back by a concurrency key (revision 0008 lists them: q.job_page(state => 'held')).
+STATES = ("waiting", "held", "scheduled", "running", "completed", "dead", "cancelled")
 # q.jobs reads at most this many rows per call (its own bound).
 JOBS_MAX_ROWS = 10000
 # A job list's text search reads at most this many jobs per page (q.job_page's max_scan).

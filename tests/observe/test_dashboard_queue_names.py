@@ -49,4 +49,7 @@ def test_the_queues_page_counts_held_jobs_apart_from_waiting(db_url: str, tmp_pa
     assert status == 200 and ">held</th>" in page
     row = page.split('data-queue="keyed"', 1)[1].split("</tr>", 1)[0]
     cells = [c.split("<", 1)[0] for c in row.split('<td class="num">')[1:3]]
-    assert cells == ["1", "2"], row  # waiting 1 (the admitted acme job), held 2
+    assert cells[0] == "1" and ">2</a>" in cells[1] + row, row  # waiting 1 (the admitted acme job), held 2
+    with dashboard(db_url, tmp_path / "dashboard2.log") as base:
+        status, listing = get(base + "/jobs?queue=keyed&state=held")
+    assert status == 200 and listing.count('data-state="held"') == 2, "the held list shows both"

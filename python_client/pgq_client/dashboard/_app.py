@@ -51,7 +51,7 @@ FLASH = "pgq_flash"
 PAGE_SIZE = 50
 BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
 SPARK_MINUTES = 60
-LIVE = ("waiting", "scheduled", "running")
+LIVE = ("waiting", "held", "scheduled", "running")
 FINISHED_RETRYABLE = ("dead", "cancelled")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
@@ -251,9 +251,9 @@ def make_app(dash: Dashboard) -> Starlette:
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
             names = [r["queue"] for r in observe.queues(conn)]
             chosen = queue
-            if chosen is None and state in ("waiting", "scheduled") and names:
+            if chosen is None and state in ("waiting", "held", "scheduled") and names:
                 chosen = names[0]  # these lists are read from one queue's index
-            if chosen is None and state in ("waiting", "scheduled"):
+            if chosen is None and state in ("waiting", "held", "scheduled"):
                 page = observe.Page([], None, False, feats.may("job_page"))
             else:
                 page = observe.job_page(conn, feats, queue=chosen, state=state, text=text, after=after,
