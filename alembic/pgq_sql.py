@@ -20,10 +20,12 @@ from alembic import op
 
 FROZEN = Path(__file__).resolve().parent / "sql"
 
-# The cluster-wide roles pgq's SQL grants to (sql/schema/015_roles.sql, 070_observe.sql), and the
-# memberships it makes among them: pgq_admin can do what the others can.
-ROLES = ("pgq_owner", "pgq_producer", "pgq_worker", "pgq_admin", "pgq_viewer")
-MEMBERSHIPS = (("pgq_admin", "pgq_producer"), ("pgq_admin", "pgq_worker"), ("pgq_admin", "pgq_viewer"))
+# The cluster-wide roles pgq's SQL grants to (sql/schema/015_roles.sql, 070_observe.sql, revision
+# 0008's pgq_monitor), and the memberships it makes among them: pgq_admin can do what the others can,
+# pgq_viewer what pgq_monitor can.
+ROLES = ("pgq_owner", "pgq_producer", "pgq_worker", "pgq_admin", "pgq_viewer", "pgq_monitor")
+MEMBERSHIPS = (("pgq_admin", "pgq_producer"), ("pgq_admin", "pgq_worker"), ("pgq_admin", "pgq_viewer"),
+               ("pgq_viewer", "pgq_monitor"))
 
 # What the installing role has, asked once per connection before the first snapshot runs.
 PRIVILEGES = """

@@ -14,8 +14,11 @@
 \ir schema/070_observe.sql
 \ir schema/071_job_page.sql
 \ir schema/075_key_rate.sql
-\ir schema/080_test_clock.sql
-\ir schema/085_max_lease.sql
+\ir schema/079_max_lease.sql
+-- (before 080, whose CHECK constraint calls it)
+\ir internal/check_queue_settings.sql
+\ir schema/080_queue_names.sql
+\ir schema/082_test_clock.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -35,6 +38,7 @@
 \ir internal/promote_all_due.sql
 \ir internal/purge_history.sql
 \ir internal/purge_receipts.sql
+\ir internal/forget_idle_queues.sql
 \ir internal/claim_under_snapshot.sql
 \ir internal/gone_owners.sql
 \ir internal/forget_ended_sessions.sql

@@ -16,6 +16,12 @@ parameters (ALTER TABLE ... SET SCHEMA); every function that names a table is
 made again from its 0008 copy; the comments that named q.<table> are
 rewritten.
 
+Queue names that cost nothing when idle (issue 21 item 5), held jobs in
+q.stats (issue 23 item 4), a bounded search and a monitoring role: q.stats
+gets a new signature (active queues, paged) and q.queue_stats two columns
+(held, held_exact); q.reap deletes idle queues (q.forget_idle_queues, its
+cursor in q_data.reaper_turn.idle_queue_after); the role pgq_monitor.
+
 Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-04T20:22:10+00:00
@@ -112,13 +118,11 @@ comment on table q.throughput_total is
   '(the first rolled-up outcome). Rolled up from q.tally by q.reap.';
 """
 
-# sql/schema/085_max_lease.sql, with the queues whose lease is over the default cap keeping their lease as cap.
+# sql/schema/079_max_lease.sql (its rules are in q.check_queue_settings); a queue whose lease is
+# over the default cap keeps its lease as its cap.
 MAX_LEASE = """
 alter table q_data.queue add column max_lease interval not null default '1 hour';
 update q_data.queue set max_lease = lease where lease > max_lease;
-alter table q_data.queue
-  add constraint max_lease_is_positive check (max_lease > interval '0'),
-  add constraint lease_is_at_most_max_lease check (lease <= max_lease);
 comment on column q_data.queue.max_lease is
   'The longest lease q.claim and q.heartbeat accept for this queue (22023 beyond); at least the queue''s default '
   'lease. Default 1 hour: a longer job heartbeats.';
@@ -133,6 +137,88 @@ NEW_CONFIGURE = (
 )
 
 
+# queue names and monitoring (issue 21 item 5): the monitoring role, the reaper's
+# cursor over idle queues, and held jobs in q.stats (a new signature and two
+# more columns, so the old function goes first). As sql/schema/070_observe.sql,
+# 080_queue_names.sql and 020_types.sql make them.
+QUEUE_NAMES = """
+do $$
+begin
+  if not exists (select from pg_catalog.pg_roles where rolname = 'pgq_monitor') then
+    begin
+      create role pgq_monitor nologin;
+    exception when duplicate_object or unique_violation then
+      null;
+    end;
+  end if;
+  if not pg_catalog.pg_has_role('pgq_viewer', 'pgq_monitor', 'member') then
+    grant pgq_monitor to pgq_viewer;
+  end if;
+end
+$$;
+grant usage on schema q to pgq_monitor;
+alter table q_data.reaper_turn
+  add column idle_queue_after integer not null default 0;
+comment on column q_data.reaper_turn.idle_queue_after is
+  'q.forget_idle_queues goes on from the queue after this id (0: from the start).';
+drop function q.stats(integer);
+alter type q.queue_stats add attribute held bigint, add attribute held_exact boolean;
+comment on type q.queue_stats is
+  'Per-queue counts: waiting (due now and claimable: waiting jobs and due scheduled ones the reaper has not '
+  'promoted yet; not held ones), scheduled (later), running, dead, held (due but held back because their '
+  'concurrency key''s slots are taken); oldest_waiting is how long the oldest due job has waited. *_exact says '
+  'whether a count is exact or the planner''s estimate (running is always exact).';
+"""
+# q_data.queue's 17 CHECK constraints become one (settings_are_valid, calling
+# q.check_queue_settings): PostgreSQL rebuilds each from its text at every
+# INSERT, most of why an enqueue into a new name cost ~3x 0002's.
+OLD_QUEUE_CHECKS = (
+    ("name_is_valid", "name ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$'"),
+    ("lease_is_positive", "lease > interval '0'"),
+    ("max_attempts_is_positive", "max_attempts > 0"),
+    ("max_crashes_is_positive", "max_crashes > 0"),
+    ("backoff_base_is_not_negative", "backoff_base >= interval '0'"),
+    ("backoff_max_is_at_least_base", "backoff_max >= backoff_base"),
+    ("retention_is_not_negative", "retention >= interval '0'"),
+    ("concurrency_is_in_range", "concurrency between 1 and 10000"),
+    ("key_concurrency_is_in_range", "key_concurrency between 1 and 1000"),
+    ("ordered_keys_run_one_at_a_time", "not ordered or key_concurrency = 1"),
+    ("rate_is_in_range", "rate between 1 and 100000"),
+    ("per_is_in_range", "per > interval '0' and per <= interval '1 day'"),
+    ("rate_and_per_go_together", "(rate is null) = (per is null)"),
+    ("key_rate_is_in_range", "key_rate between 1 and 1000"),
+    ("key_per_is_in_range", "key_per > interval '0' and key_per <= interval '1 day'"),
+    ("key_rate_and_key_per_go_together", "(key_rate is null) = (key_per is null)"),
+    ("key_rate_needs_key_concurrency", "key_rate is null or key_concurrency is not null"),
+)
+QUEUE_CHECKS = (
+    "alter table q_data.queue\n"
+    + "".join(f"  drop constraint {name},\n" for name, _ in OLD_QUEUE_CHECKS)
+    + "  add constraint settings_are_valid check (q.check_queue_settings(\n"
+    "    name, lease, max_attempts, max_crashes, backoff_base, backoff_max, retention,\n"
+    "    concurrency, key_concurrency, ordered, rate, per, key_rate, key_per, max_lease));\n"
+)
+QUEUE_CHECKS_DOWN = (
+    "alter table q_data.queue\n  drop constraint settings_are_valid,\n"
+    + ",\n".join(f"  add constraint {name} check ({rule})" for name, rule in OLD_QUEUE_CHECKS)
+    + ";\n"
+    "drop function q.check_queue_settings(text, interval, smallint, smallint, interval, interval, interval,"
+    " integer, integer, boolean, integer, interval, integer, interval, interval);\n"
+)
+# Undone before the tables move back (they are still in q_data then).
+QUEUE_NAMES_DOWN = """
+drop function q.stats(integer, integer, text, boolean);
+drop function q.forget_idle_queues(integer, timestamptz);
+alter type q.queue_stats drop attribute held_exact, drop attribute held;
+comment on type q.queue_stats is
+  'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest '
+  'due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
+alter table q_data.reaper_turn drop column idle_queue_after;
+revoke all on function q.throughput(interval), q.throughput_totals(), q.limits(text), q.health() from pgq_monitor;
+revoke usage on schema q from pgq_monitor;
+"""
+
+
 def _execute(statements: str) -> None:
     # The raw driver connection, as run_frozen does: SQLAlchemy would read ":" and "%" in comments.
     op.get_bind().connection.driver_connection.execute(statements)
@@ -141,8 +227,9 @@ def _execute(statements: str) -> None:
 
 def upgrade() -> None:
     _execute(MOVE)
+    _execute(QUEUE_NAMES)  # queue names and monitoring (issue 21 item 5)
     # The scheduler's test clock: off unless the database allows it (issue 21 item 7).
-    run_frozen("0008", "schema/080_test_clock.sql")
+    run_frozen("0008", "schema/082_test_clock.sql")
     run_frozen("0008", "internal/schedule_now.sql")
     run_frozen("0008", "internal/cron_longest_gap.sql")
     run_frozen("0008", "functions/allow_test_clock.sql")
@@ -151,6 +238,9 @@ def upgrade() -> None:
     # Leases capped by the queue's max_lease (issue 21 item 7); a queue whose lease is longer keeps it as its cap.
     _execute(MAX_LEASE)
     _execute(f"drop function {OLD_CONFIGURE};\n")
+    # One CHECK constraint for a queue row's settings, max_lease's rules in it (issue 21 item 5).
+    run_frozen("0008", "internal/check_queue_settings.sql")
+    _execute(QUEUE_CHECKS)
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -206,6 +296,7 @@ def upgrade() -> None:
     run_frozen("0008", "internal/flow_wake.sql")
     run_frozen("0008", "internal/flow_want.sql")
     run_frozen("0008", "internal/forget_ended_sessions.sql")
+    run_frozen("0008", "internal/forget_idle_queues.sql")  # queue names and monitoring (issue 21 item 5)
     run_frozen("0008", "internal/gone_owners.sql")
     run_frozen("0008", "internal/lock_space.sql")
     run_frozen("0008", "internal/lost_reason.sql")
@@ -225,6 +316,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    _execute(QUEUE_CHECKS_DOWN)  # queue names and monitoring (issue 21 item 5)
+    _execute(QUEUE_NAMES_DOWN)
     _execute(
         "drop function q.allow_test_clock(boolean);\n"
         "drop function q.cron_longest_gap(q.cron_spec);\n"

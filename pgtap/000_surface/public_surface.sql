@@ -15,10 +15,10 @@ select functions_are('q', array[
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
   -- internal (owner only)
-  'lock_space', 'check_queue_name', 'check_job_options', 'check_claim', 'check_claims',
+  'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
-  'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error', 'payload_size',
+  'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
   'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed',
   'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
@@ -45,6 +45,7 @@ select results_eq(
     ('q.check_job_options(jsonb,integer,integer)'),
     ('q.check_max_rows(integer,integer)'),
     ('q.check_queue_name(text)'),
+    ('q.check_queue_settings(text,interval,smallint,smallint,interval,interval,interval,integer,integer,boolean,integer,interval,integer,interval,interval)'),
     ('q.claim(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
@@ -83,6 +84,7 @@ select results_eq(
     ('q.flow_wake(integer)'),
     ('q.flow_want(integer)'),
     ('q.forget_ended_sessions(integer)'),
+    ('q.forget_idle_queues(integer,timestamp with time zone)'),
     ('q.gone_owners(integer)'),
     ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
@@ -118,7 +120,7 @@ select results_eq(
     ('q.schedule_now()'),
     ('q.schedules(text)'),
     ('q.session_key()'),
-    ('q.stats(integer)'),
+    ('q.stats(integer,integer,text,boolean)'),
     ('q.tally(integer[],"char")'),
     ('q.tg_job__flow_admit()'),
     ('q.tg_job__flow_finish()'),
@@ -169,7 +171,7 @@ select results_eq(
     ('schedule', 'name text, cron text DEFAULT NULL::text, queue text DEFAULT NULL::text, payload jsonb DEFAULT ''{}''::jsonb, timezone text DEFAULT ''UTC''::text, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, catch_up text DEFAULT ''latest''::text, every interval DEFAULT NULL::interval', 'q.schedule_info'),
     ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
     ('session_key', '', 'integer'),
-    ('stats', 'exact_up_to integer DEFAULT 1000', 'SETOF q.queue_stats'),
+    ('stats', 'exact_up_to integer DEFAULT 1000, max_queues integer DEFAULT 1000, after text DEFAULT NULL::text, include_idle boolean DEFAULT false', 'SETOF q.queue_stats'),
     ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
     ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)'),
     ('unschedule', 'name text', 'boolean') $$,
@@ -194,7 +196,7 @@ select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
 select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
-select has_function('q', 'stats', array['integer'], 'q.stats(int) exists');
+select has_function('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'q.stats(int, int, text, boolean) exists');
 select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
 select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
 select has_function('q', 'explain', array['bigint'], 'q.explain(bigint) exists');
@@ -233,7 +235,7 @@ select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry return
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
 select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q_data.queue', 'q.configure returns q_data.queue');
-select function_returns('q', 'stats', array['integer'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
+select function_returns('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
 select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
 select function_returns('q', 'explain', array['bigint'], 'setof record', 'q.explain returns a table');
@@ -268,7 +270,7 @@ select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is vola
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
 select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'volatile', 'q.configure is volatile');
-select volatility_is('q', 'stats', array['integer'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
+select volatility_is('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
 select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
 select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
 select volatility_is('q', 'explain', array['bigint'], 'stable', 'q.explain is stable');
@@ -307,7 +309,7 @@ select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
 select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure is SECURITY DEFINER');
-select is_definer('q', 'stats', array['integer'], 'q.stats is SECURITY DEFINER');
+select is_definer('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
 select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
 select is_definer('q', 'explain', array['bigint'], 'q.explain is SECURITY DEFINER');
@@ -332,12 +334,12 @@ select is_definer('q', 'schedules', array['text'], 'q.schedules is SECURITY DEFI
 select is(
   array(select p.proname::text from pg_catalog.pg_proc p
          where p.pronamespace = 'q'::regnamespace and p.prosecdef
-           and p.proname in ('lock_space', 'check_queue_name', 'check_job_options', 'check_claim',
+           and p.proname in ('lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim',
                              'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
-                             'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'append_error',
-                             'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
+                             'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues',
+                             'append_error', 'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
                              'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit',
                              'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake', 'flow_reasons',
@@ -420,7 +422,8 @@ select results_eq(
       order by a.attnum $$,
   $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
             ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval'),
-            ('waiting_exact', 'boolean'), ('scheduled_exact', 'boolean'), ('dead_exact', 'boolean') $$,
+            ('waiting_exact', 'boolean'), ('scheduled_exact', 'boolean'), ('dead_exact', 'boolean'),
+            ('held', 'bigint'), ('held_exact', 'boolean') $$,
   'q.queue_stats has the documented columns, in order');
 
 select results_eq(

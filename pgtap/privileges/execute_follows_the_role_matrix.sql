@@ -1,11 +1,13 @@
 -- The documented privilege matrix, for every function in q and the four
 -- roles plus PUBLIC: producer enqueues; worker claims, finishes, heartbeats,
 -- releases, reaps; viewer reads (stats, jobs, throughput, explain, health, job_page,
--- schedules, limits, flow_block_reason);
+-- schedules, limits, flow_block_reason); monitor (0008) reads only what carries no
+-- payload, error or session detail (stats, throughput, throughput_totals, limits,
+-- health), granted to it directly and to the viewer through membership;
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(468);
+select plan(573);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -36,6 +38,7 @@ insert into matrix values
   ('schedules',               false, false, true,  true),
   ('lock_space',              false, false, false, false),
   ('check_queue_name',        false, false, false, false),
+  ('check_queue_settings',    false, false, false, false),
   ('check_job_options',       false, false, false, false),
   ('check_claim',             false, false, false, false),
   ('check_claims',            false, false, false, false),
@@ -69,6 +72,7 @@ insert into matrix values
   ('notify_allowed',          false, false, false, false),
   ('gone_owners',             false, false, false, false),
   ('forget_ended_sessions',   false, false, false, false),
+  ('forget_idle_queues',      false, false, false, false),
   ('append_error',            false, false, false, false),
   ('payload_size',            false, false, false, false),
   ('promote_all_due',         false, false, false, false),
@@ -103,6 +107,10 @@ insert into matrix values
   ('check_max_rows',          false, false, false, false),
   ('lock_wait_failed',        false, false, false, false);
 
+-- pgq_monitor's functions (all of them also the viewer's).
+create temp table monitored (fn name primary key);
+insert into monitored values ('stats'), ('throughput'), ('throughput_totals'), ('limits'), ('health');
+
 -- The matrix covers every function (a new one must be placed in it).
 select is(
   array(select p.oid::regprocedure::text from pg_catalog.pg_proc p
@@ -112,7 +120,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 88 functions x 5 grantees, through has_function_privilege (membership counts).
+-- 92 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],
@@ -125,6 +133,7 @@ select function_privs_are(
                              ('pgq_worker'::name, m.worker),
                              ('pgq_admin'::name, m.admin),
                              ('pgq_viewer'::name, m.viewer),
+                             ('pgq_monitor'::name, m.fn in (select fn from monitored)),
                              ('public'::name, false)) r(role, allowed)
  where p.pronamespace = 'q'::regnamespace
  order by p.proname, r.role;
@@ -142,6 +151,7 @@ select results_eq(
   $$ select m.fn::text collate "default",
             case when m.producer and not m.worker then array['pgq_producer']
                  when m.worker and not m.producer then array['pgq_worker']
+                 when m.fn in (select fn from monitored) then array['pgq_monitor', 'pgq_viewer']
                  when m.viewer then array['pgq_viewer']
                  when m.admin then array['pgq_admin']
                  else '{}' end

@@ -1,6 +1,8 @@
--- q.reap's work does not grow with the number of idle queues (queue rows are
--- never deleted). 0002 looped over every q_data.queue row, promoting and purging
--- per queue: 1.1 s per call at 100,000 queue names. Counted here as rows of
+-- q.reap's work does not grow with the number of idle queues. 0002 looped over
+-- every q_data.queue row, promoting and purging per queue: 1.1 s per call at
+-- 100,000 queue names. (Since 0008 q.forget_idle_queues also looks at up to 100
+-- queue rows per call, through the primary key, to delete idle ones: a fixed
+-- bound, see pgtap/reap/forgets_idle_queues.sql.) Counted here as rows of
 -- q_data.queue read during one reap (this transaction's own statistics), with
 -- 20,000 idle queues beside a few busy ones: no timing.
 begin;

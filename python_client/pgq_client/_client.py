@@ -324,7 +324,12 @@ def limits(conn: Connection, queue: str | None = None) -> list[QueueLimits]:
 
 
 def stats(conn: Connection, *, exact_up_to: int = 1000) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which).
+
+    From revision 0008 the first 1000 ACTIVE queues by name (jobs, history, settings, a schedule or an
+    outcome in the last hour), with ``held`` apart from ``waiting``; page further with
+    ``pgq_client.observe.queues(conn, after=...)`` or ``q.stats(max_queues, after, include_idle)``.
+    """
     with conn.cursor(row_factory=class_row(QueueStats)) as cur:
         cur.execute(sql.STATS, (exact_up_to,))
         return cur.fetchall()

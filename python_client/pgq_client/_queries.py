@@ -128,6 +128,8 @@ LIMITS = "select * from q.limits(queue => %s)"
 STATS = "select * from q.stats(exact_up_to => %s)"
 # The exporter's and the dashboard's read: any revision's q.stats (its default bound from 0004 on).
 STATS_DEFAULT = "select * from q.stats()"
+# A page of active queues (revision 0008): at most max_queues, in name order, after a name.
+STATS_PAGE = "select * from q.stats(max_queues => %s, after => %s)"
 THROUGHPUT = "select * from q.throughput(since => %s)"
 THROUGHPUT_TOTALS = "select * from q.throughput_totals()"
 EXPLAIN = "select * from q.explain(id => %s)"

@@ -322,7 +322,12 @@ async def limits(conn: AsyncConnection, queue: str | None = None) -> list[QueueL
 
 
 async def stats(conn: AsyncConnection, *, exact_up_to: int = 1000) -> list[QueueStats]:
-    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which)."""
+    """Per-queue counts (``q.stats()``): exact up to exact_up_to, estimates above (``*_exact`` says which).
+
+    From revision 0008 the first 1000 ACTIVE queues by name (jobs, history, settings, a schedule or an
+    outcome in the last hour), with ``held`` apart from ``waiting``; page further with
+    ``pgq_client.observe.queues(conn, after=...)`` or ``q.stats(max_queues, after, include_idle)``.
+    """
     async with conn.cursor(row_factory=class_row(QueueStats)) as cur:
         await cur.execute(sql.STATS, (exact_up_to,))
         return await cur.fetchall()

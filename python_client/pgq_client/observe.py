@@ -32,7 +32,8 @@ from . import _queries as sql
 Connection = psycopg.Connection[Any]
 Row = dict[str, Any]
 
-STATES = ("waiting", "scheduled", "running", "completed", "dead", "cancelled")
+# held: due, held back by a concurrency key (revision 0008 lists them: q.job_page(state => 'held')).
+STATES = ("waiting", "held", "scheduled", "running", "completed", "dead", "cancelled")
 # q.jobs reads at most this many rows per call (its own bound).
 JOBS_MAX_ROWS = 10000
 # A job list's text search reads at most this many jobs per page (q.job_page's max_scan).
@@ -79,9 +80,21 @@ def _rows(conn: Connection, query: str, params: tuple[Any, ...] = ()) -> list[Ro
 # -- reading ------------------------------------------------------------------------------------
 
 
-def queues(conn: Connection) -> list[Row]:
-    """``q.stats()``: per queue paused, waiting, scheduled, running, dead, oldest_waiting (and *_exact if given)."""
-    return _rows(conn, sql.STATS_DEFAULT)
+# Queues per q.stats call (its own default): a page of the dashboard, the exporter's read.
+QUEUES_PAGE = 1000
+
+
+def queues(conn: Connection, *, max_queues: int = QUEUES_PAGE, after: str | None = None) -> list[Row]:
+    """``q.stats()``: per queue paused, waiting, held, scheduled, running, dead, oldest_waiting (and *_exact).
+
+    From revision 0008 only ACTIVE queues (jobs, history, settings, a schedule or an outcome in the
+    last hour), at most ``max_queues`` of them in name order after the name ``after`` (pass the last
+    row's queue for the next page). Before 0008 every queue, in one call (``after`` is then ignored).
+    """
+    try:
+        return _rows(conn, sql.STATS_PAGE, (max_queues, after))
+    except psycopg.errors.UndefinedFunction:
+        return _rows(conn, sql.STATS_DEFAULT)[:max_queues] if after is None else []
 
 
 def throughput(conn: Connection, since: timedelta = timedelta(hours=1)) -> dict[str, list[Row]]:

@@ -126,6 +126,9 @@ class QueueStats:
     waiting_exact: bool = True
     scheduled_exact: bool = True
     dead_exact: bool = True
+    # Revision 0008: jobs held back by their concurrency key (before it they were counted in waiting).
+    held: int = 0
+    held_exact: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,14 @@ begin
       using errcode = '22023';
   end if;
   perform q.check_concurrency_key(enqueue.concurrency_key);
-  select qq.id into v_queue_id from q_data.queue qq where qq.name = enqueue.queue;
+  -- The queue's row, held against q.reap's deletion of idle queues until we
+  -- commit: q.ensure_queue's protocol, inline (a nested call costs ~4 us).
+  if current_setting('transaction_isolation') = 'read committed'
+     and pg_try_advisory_xact_lock_shared(1885827329, hashtext(enqueue.queue) & 15) then
+    select qq.id into v_queue_id from q_data.queue qq where qq.name = enqueue.queue;
+  else
+    select qq.id into v_queue_id from q_data.queue qq where qq.name = enqueue.queue for key share;
+  end if;
   if not found then
     v_queue_id := (q.ensure_queue(enqueue.queue)).id;
   end if;

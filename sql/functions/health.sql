@@ -30,7 +30,19 @@ declare
   v_dead_max numeric;
   v_expected numeric;
   v_age      interval;
+  -- Who called: q.health runs as pgq's owner (SECURITY DEFINER), which may
+  -- read every session (pg_read_all_stats). pgq_admin (the operator, who
+  -- may act on what it sees) gets every session's details; any other caller
+  -- (pgq_viewer, pgq_monitor) only what pg_stat_activity would show it: its
+  -- own roles' sessions, or all with pg_read_all_stats (0008, issue 21). The
+  -- role GUC is the caller's SET ROLE (a SECURITY DEFINER call does not
+  -- change it), else the session user.
+  v_caller   name := coalesce(nullif(current_setting('role'), 'none'), session_user);
+  v_sees_all boolean;
 begin
+  v_sees_all := exists (select from pg_catalog.pg_roles r where r.rolname = v_caller and r.rolsuper)
+                or pg_catalog.pg_has_role(v_caller, 'pg_read_all_stats', 'usage')
+                or pg_catalog.pg_has_role(v_caller, 'pgq_admin', 'usage');
   -- 1. Server settings autovacuum depends on.
   return query select 'server_settings'::text, 'autovacuum'::text,
     case when current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on' then 'ok' else 'critical' end,
@@ -132,6 +144,7 @@ begin
   v_count := 0;
   for v_session in
     select a.pid, a.usename::text as usename, a.application_name::text as app, a.state, a.backend_type,
+           v_sees_all or coalesce(pg_catalog.pg_has_role(v_caller, a.usesysid, 'usage'), false) as shown,
            a.xact_start, clock_timestamp() - a.xact_start as xact_age,
            pg_catalog.age(coalesce(a.backend_xmin, a.backend_xid)) as xid_age,
            a.state like 'idle in transaction%' as idle_in_transaction,
@@ -146,6 +159,17 @@ begin
   loop
     v_count := v_count + 1;
     v_age := coalesce(v_session.xact_age, interval '0');
+    if not v_session.shown then
+      -- Another role's session the caller may not inspect (0008, issue 21):
+      -- how bad it is (for an alert), not who, what or since when.
+      return query select 'xmin_horizon'::text, format('pid %s', v_session.pid),
+        case when v_age >= interval '10 minutes' then 'critical'
+             when v_age >= interval '1 minute' then 'warning' else 'info' end,
+        format('pid %s, a session of a role whose sessions you may not inspect, holds back vacuum', v_session.pid),
+        'the details (user, application, ages) show to a role with pg_read_all_stats, or of that session''s role'::text,
+        jsonb_build_object('pid', v_session.pid, 'hidden', true);
+      continue;
+    end if;
     return query select 'xmin_horizon'::text, format('pid %s', v_session.pid),
       case when v_age >= interval '10 minutes' then 'critical'
            when v_age >= interval '1 minute' then 'warning' else 'info' end,
@@ -214,7 +238,7 @@ end
 $$;
 
 comment on function q.health() is
-  'What keeps a queue fast, one row per check and object: check_name (server_settings, table_settings, vacuum, bloat, xmin_horizon), object, severity (ok, info, warning, critical), a sentence, one line of advice, details as JSON. Runs as the owner of schema q: to see other roles'' sessions that owner needs pg_read_all_stats (or superuser).';
+  'What keeps a queue fast, one row per check and object: check_name (server_settings, table_settings, vacuum, bloat, xmin_horizon), object, severity (ok, info, warning, critical), a sentence, one line of advice, details as JSON. Runs as the owner of schema q: to see other roles'' sessions that owner needs pg_read_all_stats (or superuser). pgq_admin sees every session''s details; another caller (pgq_viewer, pgq_monitor) sees another role''s session (user, application, state, ages) only where pg_stat_activity would show it (its own roles, or pg_read_all_stats), otherwise only its pid and severity.';
 
 revoke all on function q.health() from public;
-grant execute on function q.health() to pgq_viewer;
+grant execute on function q.health() to pgq_viewer, pgq_monitor;

@@ -27,4 +27,4 @@ comment on function q.throughput(interval) is
   'Per queue and minute (only minutes with any outcome), since now() - since (default 1 hour, at most a day is kept): jobs completed, failed attempts that will retry, jobs that went dead.';
 
 revoke all on function q.throughput(interval) from public;
-grant execute on function q.throughput(interval) to pgq_viewer;
+grant execute on function q.throughput(interval) to pgq_viewer, pgq_monitor;

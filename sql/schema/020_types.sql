@@ -26,11 +26,15 @@ create type q.queue_stats as (
   -- exact_up_to jobs); true: counted exactly.
   waiting_exact    boolean,
   scheduled_exact  boolean,
-  dead_exact       boolean
+  dead_exact       boolean,
+  -- Added by revision 0008 (issue 23): jobs held back by their concurrency
+  -- key (state h), no longer counted in waiting.
+  held             bigint,
+  held_exact       boolean
 );
 
 comment on type q.queue_stats is
-  'Per-queue counts: waiting (due now), scheduled (later), running, dead; oldest_waiting is how long the oldest due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
+  'Per-queue counts: waiting (due now and claimable: waiting jobs and due scheduled ones the reaper has not promoted yet; not held ones), scheduled (later), running, dead, held (due but held back because their concurrency key''s slots are taken); oldest_waiting is how long the oldest due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
 
 -- What q.jobs returns: a job wherever it is (hot table or history).
 create type q.job_info as (

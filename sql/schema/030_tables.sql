@@ -12,14 +12,9 @@ create table q_data.queue (
   keep_completed  boolean     not null default false,
   retention       interval    not null default '7 days',
   created_at      timestamptz not null default now(),
-  constraint queue_name_key unique (name),
-  constraint name_is_valid check (name ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$'),
-  constraint lease_is_positive check (lease > interval '0'),
-  constraint max_attempts_is_positive check (max_attempts > 0),
-  constraint max_crashes_is_positive check (max_crashes > 0),
-  constraint backoff_base_is_not_negative check (backoff_base >= interval '0'),
-  constraint backoff_max_is_at_least_base check (backoff_max >= backoff_base),
-  constraint retention_is_not_negative check (retention >= interval '0')
+  constraint queue_name_key unique (name)
+  -- The rules of a row (name_is_valid, lease_is_positive, ...) are one CHECK
+  -- constraint since 0008: settings_are_valid, sql/schema/080_queue_names.sql.
 );
 
 comment on table q_data.queue is

@@ -20,13 +20,9 @@ alter table q_data.queue
   add column ordered          boolean not null default false,
   add column rate             integer,
   add column per              interval,
-  add column flow_waiting     boolean not null default false,
-  add constraint concurrency_is_in_range check (concurrency between 1 and 10000),
-  add constraint key_concurrency_is_in_range check (key_concurrency between 1 and 1000),
-  add constraint ordered_keys_run_one_at_a_time check (not ordered or key_concurrency = 1),
-  add constraint rate_is_in_range check (rate between 1 and 100000),
-  add constraint per_is_in_range check (per > interval '0' and per <= interval '1 day'),
-  add constraint rate_and_per_go_together check ((rate is null) = (per is null));
+  add column flow_waiting     boolean not null default false;
+-- (Their rules, concurrency_is_in_range ... rate_and_per_go_together, are part
+-- of q_data.queue's one CHECK constraint since 0008: sql/schema/080_queue_names.sql.)
 
 comment on column q_data.queue.concurrency is
   'At most this many jobs of the queue run at once, across all workers (NULL = unlimited).';

@@ -22,6 +22,31 @@ $$;
 
 grant usage on schema q to pgq_viewer;
 
+-- pgq_viewer reads every payload and every error (q.jobs, q.job_page,
+-- q.explain, q.schedules): whatever producers put there (card numbers,
+-- passwords) it sees. An exporter needs none of that: pgq_monitor (0008,
+-- issue 21) may call only q.stats, q.throughput, q.throughput_totals,
+-- q.limits and q.health, which return counts, queue names, settings and
+-- server health, and q.health names other roles' sessions only to a caller
+-- that may see them in pg_stat_activity. pgq_viewer is a member, so a viewer
+-- sees what a monitor sees.
+do $$
+begin
+  if not exists (select from pg_catalog.pg_roles where rolname = 'pgq_monitor') then
+    begin
+      create role pgq_monitor nologin;
+    exception when duplicate_object or unique_violation then
+      null;
+    end;
+  end if;
+  if not pg_catalog.pg_has_role('pgq_viewer', 'pgq_monitor', 'member') then
+    grant pgq_monitor to pgq_viewer;
+  end if;
+end
+$$;
+
+grant usage on schema q to pgq_monitor;
+
 -- Outcomes not yet rolled up: one row per (statement, queue, outcome), written
 -- by q.complete, q.complete_many, q.fail and q.finish in the caller's own
 -- transaction, so a rolled-back complete counts nothing. Insert-only and

@@ -19,11 +19,9 @@
 
 alter table q_data.queue
   add column key_rate  integer,
-  add column key_per   interval,
-  add constraint key_rate_is_in_range check (key_rate between 1 and 1000),
-  add constraint key_per_is_in_range check (key_per > interval '0' and key_per <= interval '1 day'),
-  add constraint key_rate_and_key_per_go_together check ((key_rate is null) = (key_per is null)),
-  add constraint key_rate_needs_key_concurrency check (key_rate is null or key_concurrency is not null);
+  add column key_per   interval;
+-- (Their rules, key_rate_is_in_range ... key_rate_needs_key_concurrency, are part
+-- of q_data.queue's one CHECK constraint since 0008: sql/schema/080_queue_names.sql.)
 
 comment on column q_data.queue.key_rate is
   'At most key_rate jobs of one concurrency_key start in any interval of length key_per (a sliding window per key; needs key_concurrency; NULL = unlimited).';

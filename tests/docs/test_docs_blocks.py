@@ -9,7 +9,8 @@ THE RULES (for whoever adds a block to README.md or docs/**/*.md):
   working directory; its blocks run in order there, like a reader following along.
   ``DATABASE_URL`` is that database. What a block may use without creating it:
   tables ``orders(id int primary key, total int)`` and ``users(email text primary key,
-  mailed timestamptz)``; login roles ``app``, ``web_app``, ``billing_worker``; and in Python the
+  mailed timestamptz)``; login roles ``app``, ``web_app``, ``billing_worker``, ``metrics``,
+  ``dashboard_ro``; and in Python the
   names of PRELUDE below (``DATABASE_URL``, ``url``, ``engine``, ``Order``, ``send_email``).
 * ``python``: a block whose first line is ``# <name>.py`` is that file: it is written to the
   working directory (later blocks import it; ``pgq worker <name>:...`` finds it) and must import
@@ -82,7 +83,7 @@ create table users (email text primary key, mailed timestamptz);
 do $$
 declare r text;
 begin
-  foreach r in array array['app', 'web_app', 'billing_worker'] loop
+  foreach r in array array['app', 'web_app', 'billing_worker', 'metrics', 'dashboard_ro'] loop
     if not exists (select from pg_roles where rolname = r) then
       execute format('create role %I login', r);
     end if;

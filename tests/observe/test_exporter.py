@@ -141,3 +141,60 @@ def test_pgq_metrics_without_prometheus_client_says_which_extra_to_install(db_ur
                           env={**os.environ, "DATABASE_URL": db_url, "COLUMNS": "200"})
     assert done.returncode == 1
     assert "pip install 'pgq-client[metrics]'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_50000_queue_names_make_a_bounded_scrape_with_an_other_bucket(db_url: str) -> None:
+    """Issue 21 item 5: at 50,000 names one 0007 scrape took 18.3 s, 34.7 MB and 600,002 series."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("insert into q_data.queue (name) select 'idle-' || g from generate_series(1, 50000) g")
+        # 150 active queues, queue n with n waiting jobs: the 100 largest get a label, 50 are folded.
+        conn.execute("select count(q.enqueue('busy-' || lpad(n::text, 3, '0'), '{}'))"
+                     " from generate_series(1, 150) n, generate_series(1, n) k")
+        conn.execute("analyze q_data.queue")
+    exporter = Exporter(db_url, port=0, min_interval=0, query_timeout=5)
+    address = exporter.start()
+    try:
+        started = time.perf_counter()
+        host, port = address
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=30) as response:
+            body = response.read()
+        took = time.perf_counter() - started
+        samples = scrape(address)
+    finally:
+        exporter.stop()
+    queues = {dict(labels).get("queue") for (name, labels) in samples if name == "pgq_queue_jobs"}
+    print(f"\nscrape at 50,150 names (150 active): {len(samples)} series, {len(body)} bytes, {took * 1000:.0f} ms")
+    assert value(samples, "pgq_up") == 1
+    assert len(samples) < 1500, f"{len(samples)} series"
+    assert queues == {f"busy-{n:03d}" for n in range(51, 151)} | {"_other"}
+    assert value(samples, "pgq_queue_jobs", queue="_other", state="waiting") == sum(range(1, 51))
+    assert value(samples, "pgq_queue_jobs", queue="busy-150", state="waiting") == 150
+    assert value(samples, "pgq_exporter_queues", kind="folded") == 50
+    assert value(samples, "pgq_exporter_queues_truncated") == 0
+
+
+def test_the_exporter_works_as_pgq_monitor(db_url: str) -> None:
+    import uuid
+
+    name = f"pgq_mon_{uuid.uuid4().hex[:8]}"
+    jobs_in_every_state(db_url)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(f"create role {name} login in role pgq_monitor")
+        conn.execute("select q.configure('sms', concurrency => 4)")
+    exporter = Exporter(psycopg.conninfo.make_conninfo(db_url, user=name), port=0, min_interval=0)
+    address = exporter.start()
+    try:
+        samples = scrape(address)
+    finally:
+        exporter.stop()
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            wait_for(lambda: one(db_url, "select count(*) from pg_stat_activity where usename = %s", (name,)) == 0,
+                     10, "the exporter's session to end")
+            conn.execute(f"drop role {name}")
+    assert value(samples, "pgq_up") == 1
+    assert value(samples, "pgq_queue_jobs", queue="emails", state="waiting") == 5
+    assert value(samples, "pgq_queue_jobs_dead_total", queue="emails") == 1
+    assert value(samples, "pgq_queue_limit", queue="sms", limit="concurrency") == 4
+    assert value(samples, "pgq_queue_limit_used", queue="sms", limit="concurrency") == 0

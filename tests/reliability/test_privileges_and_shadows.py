@@ -23,7 +23,7 @@ from .figures import record
 from .shadows import CANARY, plant
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-ROLES = ["pgq_producer", "pgq_worker", "pgq_viewer", "pgq_admin", "public"]
+ROLES = ["pgq_producer", "pgq_worker", "pgq_monitor", "pgq_viewer", "pgq_admin", "public"]
 TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
 
 
@@ -39,6 +39,8 @@ def documented_matrix() -> dict[str, set[str]]:
         for name in re.findall(r"`([a-z_]+(?:\(_many\))?)`", cells[1]):
             names |= {name[:-7], name[:-7] + "_many"} if name.endswith("(_many)") else {name}
         may[cells[0].strip("`")] = names
+    # "what pgq_monitor may (a member of it)" (revision 0008)
+    may["pgq_viewer"] |= may.get("pgq_monitor", set())
     # "all of the above (member of the three)"
     may["pgq_admin"] |= may["pgq_producer"] | may["pgq_worker"] | may["pgq_viewer"]
     may.setdefault("PUBLIC", set())

@@ -697,14 +697,21 @@ def metrics(
     query_timeout: Annotated[
         float, typer.Option("--query-timeout", min=0.1, help="statement_timeout of each read, in seconds.")
     ] = 5.0,
+    max_queue_labels: Annotated[
+        int, typer.Option("--max-queue-labels", min=1, max=1000,
+                          help="Queues with their own label (largest backlog first); the rest sum into _other.")
+    ] = 100,
 ) -> None:
-    """Serve Prometheus metrics of every queue (depths, oldest waiting, running, dead, throughput) until Ctrl-C."""
+    """Serve Prometheus metrics of the active queues (depths, oldest waiting, running, dead, throughput) until Ctrl-C.
+
+    Needs pgq_monitor (or pgq_viewer); labels at most --max-queue-labels queues."""
     need_extra("metrics", "prometheus_client")
     from ..exporter import Exporter
 
     url = _url()
     ev.configure(logging.INFO)
-    exporter = Exporter(url, host=host, port=port, min_interval=min_interval, query_timeout=query_timeout)
+    exporter = Exporter(url, host=host, port=port, min_interval=min_interval, query_timeout=query_timeout,
+                        max_queue_labels=max_queue_labels)
     try:
         bound_host, bound_port = exporter.start()
     except OSError as exc:

@@ -76,15 +76,16 @@ def _when(value: datetime | None) -> str:
 
 def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
     table = Table(title=title, title_justify="left")
-    for name, justify in (("queue", "left"), ("paused", "left"), ("waiting", "right"), ("scheduled", "right"),
-                          ("running", "right"), ("dead", "right"), ("oldest waiting", "right")):
+    for name, justify in (("queue", "left"), ("paused", "left"), ("waiting", "right"), ("held", "right"),
+                          ("scheduled", "right"), ("running", "right"), ("dead", "right"), ("oldest waiting", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for r in rows:
+        # held: due jobs held back by their concurrency key (revision 0008; before it counted in waiting)
         table.add_row(r.queue, "yes" if r.paused else "", _count(r.waiting, r.waiting_exact),
-                      _count(r.scheduled, r.scheduled_exact), f"{r.running:,}",
+                      _count(r.held, r.held_exact), _count(r.scheduled, r.scheduled_exact), f"{r.running:,}",
                       Text(_count(r.dead, r.dead_exact), style="red" if r.dead else ""), _age(r.oldest_waiting))
     if not rows:
-        table.caption = "no queues yet"
+        table.caption = "no active queues (jobs, history, settings or an outcome in the last hour)"
     elif not all(r.waiting_exact and r.scheduled_exact and r.dead_exact for r in rows):
         table.caption = "~ the planner's estimate (above the exact count's bound)"
     return table

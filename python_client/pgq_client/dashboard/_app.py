@@ -62,7 +62,7 @@ FLASH = "pgq_flash"
 PAGE_SIZE = 50
 BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
 SPARK_MINUTES = 60
-LIVE = ("waiting", "scheduled", "running")
+LIVE = ("waiting", "held", "scheduled", "running")
 FINISHED_RETRYABLE = ("dead", "cancelled")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
@@ -196,8 +196,10 @@ def _unflash(raw: str | None) -> dict[str, Any] | None:
 
 def make_app(dash: Dashboard) -> Starlette:
     def queues_page(request: Request) -> Response:
+        after = request.query_params.get("after") or None  # active queues, a page at a time (revision 0008)
+
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
-            rows = observe.queues(conn)
+            rows = observe.queues(conn, after=after)
             spark = None
             if feats.may("throughput"):
                 per_queue = observe.throughput(conn, timedelta(minutes=SPARK_MINUTES))
@@ -212,7 +214,10 @@ def make_app(dash: Dashboard) -> Starlette:
                         "hour": int(sum(values)),
                     }
             return {"rows": rows, "spark": spark, "can_act": dash.may_act(feats), "feats": feats,
-                    "role": conn.execute(sql.CURRENT_USER).fetchone()[0]}  # type: ignore[index]
+                    "role": conn.execute(sql.CURRENT_USER).fetchone()[0],  # type: ignore[index]
+                    "more": ("/?" + urlencode({"after": rows[-1]["queue"]}))
+                    if len(rows) >= observe.QUEUES_PAGE else None,
+                    "has_held": any(r.get("held") for r in rows)}  # the column shows when a job is held
 
         return dash.render(request, "queues.html", {"nav": "queues", **dash.read(read)})
 
@@ -243,9 +248,9 @@ def make_app(dash: Dashboard) -> Starlette:
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
             names = [r["queue"] for r in observe.queues(conn)]
             chosen = queue
-            if chosen is None and state in ("waiting", "scheduled") and names:
+            if chosen is None and state in ("waiting", "held", "scheduled") and names:
                 chosen = names[0]  # these lists are read from one queue's index
-            if chosen is None and state in ("waiting", "scheduled"):
+            if chosen is None and state in ("waiting", "held", "scheduled"):
                 page = observe.Page([], None, False, feats.may("job_page"))
             else:
                 page = observe.job_page(conn, feats, queue=chosen, state=state, text=text, after=after,

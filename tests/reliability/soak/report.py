@@ -154,6 +154,21 @@ SECURITY = [
     "as long as the other worker, and its lease still ends it). Other applications' own NOTIFY still fail when "
     "the queue is full; pgq's do not. Without `pg_read_all_stats` for `pgq_owner` liveness compares the pid "
     "alone (a re-used pid reads as alive: the lease decides).",
+    "",
+    'Since revision 0008 `q.reap()` deletes idle queues. An enqueue holds a *shared* advisory try-lock '
+    '(class 1885827329, one of 16 buckets of the queue name) from before it reads the queue row until it '
+    'commits, and the reaper deletes only when it gets that bucket *exclusively* and the row `FOR '
+    'UPDATE`, both without waiting; when the bucket is taken (or under REPEATABLE READ) the enqueue locks'
+    ' the row `FOR KEY SHARE` instead. Any login role can take those advisory locks: holding all 16 makes'
+    ' every enqueue take the row lock (slower, never blocked) and keeps idle names from being deleted, '
+    'nothing more '
+    '(`tests/core/test_idle_queues.py::test_a_role_squatting_the_advisory_locks_slows_nothing_down_to_a_wait_and_only_keeps_names`).',
+    "",
+    '`pgq_viewer` reads every payload and error text; exporters get `pgq_monitor` (counts, names, limits,'
+    " health), and `q.health()` shows `pgq_viewer`/`pgq_monitor` another role's session only as a pid and"
+    ' a severity (`pgtap/privileges/monitor_reads_counts_not_payloads.sql`, '
+    '`tests/core/test_idle_queues.py::test_health_shows_a_monitor_another_roles_session_as_a_pid_and_a_severity_only`).',
+    "",
     "",    "## What pgq's own roles can do to its tables (revision 0008)",
     '',
     'Each of these worked against revision 0007; the test beside it reproduces it and passes now.',

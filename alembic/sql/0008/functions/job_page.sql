@@ -24,9 +24,10 @@ declare
   v_run_at    timestamptz;
   v_finished  timestamptz;
   v_id        bigint;
+  v_key       text;
 begin
-  if job_page.state is null or job_page.state not in ('waiting', 'scheduled', 'running', 'completed', 'dead', 'cancelled') then
-    raise exception 'state must be one of waiting, scheduled, running, completed, dead, cancelled; got %',
+  if job_page.state is null or job_page.state not in ('waiting', 'held', 'scheduled', 'running', 'completed', 'dead', 'cancelled') then
+    raise exception 'state must be one of waiting, held, scheduled, running, completed, dead, cancelled; got %',
       coalesce(quote_literal(job_page.state), 'NULL')
       using errcode = '22023';
   end if;
@@ -40,7 +41,7 @@ begin
   end if;
   if job_page.queue is not null then
     v_queue := q.queue_named(job_page.queue);
-  elsif job_page.state in ('waiting', 'scheduled') then
+  elsif job_page.state in ('waiting', 'held', 'scheduled') then
     raise exception 'a % job list needs a queue (it is read in claim order from that queue''s index)', job_page.state
       using errcode = '22023';
   end if;
@@ -64,26 +65,54 @@ begin
   v_run_at := coalesce((job_page.after ->> 'run_at')::timestamptz, '-infinity');
   v_finished := coalesce((job_page.after ->> 'finished_at')::timestamptz, 'infinity');
   v_id := coalesce((job_page.after ->> 'id')::bigint,
-                   case when job_page.state in ('waiting', 'scheduled') then 0 else 9223372036854775807 end);
+                   case when job_page.state in ('waiting', 'held', 'scheduled') then 0 else 9223372036854775807 end);
+  v_key := coalesce(job_page.after ->> 'concurrency_key', '');
   if job_page.state = 'waiting' then
     open v_rows for
       (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until,
-              null::timestamptz as finished_at, j.payload, j.errors
+              null::timestamptz as finished_at, j.payload, j.errors, j.concurrency_key
          from q_data.job j
         where j.queue_id = v_queue.id and j.state = 'w' and j.priority = v_priority
           and (j.run_at, j.id) > (v_run_at, v_id)
         order by j.run_at, j.id
         limit job_page.max_scan)
       union all
-      (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null, j.payload, j.errors
+      (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null, j.payload, j.errors, j.concurrency_key
          from q_data.job j
         where j.queue_id = v_queue.id and j.state = 'w' and j.priority < v_priority
         order by j.priority desc, j.run_at, j.id
         limit job_page.max_scan);
+  elsif job_page.state = 'held' then
+    -- Held jobs (0008, issue 23 item 4: a "waiting 3" whose list was empty)
+    -- in admission order per key, keys in order: job_held_idx (queue_id,
+    -- concurrency_key, priority desc, id), the rest of the current key's
+    -- priority, its lower priorities, then the next keys.
+    open v_rows for
+      (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until,
+              null::timestamptz as finished_at, j.payload, j.errors, j.concurrency_key
+         from q_data.job j
+        where j.queue_id = v_queue.id and j.state = 'h' and j.concurrency_key = v_key
+          and j.priority = v_priority and j.id > v_id
+        order by j.id
+        limit job_page.max_scan)
+      union all
+      (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null, j.payload, j.errors,
+              j.concurrency_key
+         from q_data.job j
+        where j.queue_id = v_queue.id and j.state = 'h' and j.concurrency_key = v_key and j.priority < v_priority
+        order by j.priority desc, j.id
+        limit job_page.max_scan)
+      union all
+      (select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null, j.payload, j.errors,
+              j.concurrency_key
+         from q_data.job j
+        where j.queue_id = v_queue.id and j.state = 'h' and j.concurrency_key > v_key
+        order by j.concurrency_key, j.priority desc, j.id
+        limit job_page.max_scan);
   elsif job_page.state = 'scheduled' then
     open v_rows for
       select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null::timestamptz as finished_at,
-             j.payload, j.errors
+             j.payload, j.errors, j.concurrency_key
         from q_data.job j
        where j.queue_id = v_queue.id and j.state = 's' and (j.run_at, j.id) > (v_run_at, v_id)
        order by j.run_at, j.id
@@ -91,7 +120,7 @@ begin
   elsif job_page.state = 'running' then
     open v_rows for
       select j.id, j.queue_id, j.attempt, j.priority, j.run_at, j.lease_until, null::timestamptz as finished_at,
-             j.payload, j.errors
+             j.payload, j.errors, j.concurrency_key
         from q_data.job j
        where j.state = 'r' and j.id < v_id and (v_queue.id is null or j.queue_id = v_queue.id)
        order by j.id desc
@@ -99,7 +128,7 @@ begin
   elsif v_queue.id is not null then
     open v_rows for
       select h.id, h.queue_id, h.attempt, h.priority, h.run_at, null::timestamptz as lease_until,
-             h.finished_at, h.payload, h.errors
+             h.finished_at, h.payload, h.errors, h.concurrency_key
         from q_data.job_history h
        where h.queue_id = v_queue.id and h.state = job_page.state and (h.finished_at, h.id) < (v_finished, v_id)
        order by h.finished_at desc, h.id desc
@@ -107,7 +136,7 @@ begin
   else
     open v_rows for
       select h.id, h.queue_id, h.attempt, h.priority, h.run_at, null::timestamptz as lease_until,
-             h.finished_at, h.payload, h.errors
+             h.finished_at, h.payload, h.errors, h.concurrency_key
         from q_data.job_history h
        where h.state = job_page.state and h.id < v_id
        order by h.id desc
@@ -120,13 +149,26 @@ begin
     v_scanned := v_scanned + 1;
     v_cursor := case
       when job_page.state = 'waiting' then jsonb_build_object('priority', v_job.priority, 'run_at', v_job.run_at, 'id', v_job.id)
+      when job_page.state = 'held' then jsonb_build_object('concurrency_key', v_job.concurrency_key, 'priority', v_job.priority, 'id', v_job.id)
       when job_page.state = 'scheduled' then jsonb_build_object('run_at', v_job.run_at, 'id', v_job.id)
       when job_page.state = 'running' or v_queue.id is null then jsonb_build_object('id', v_job.id)
       else jsonb_build_object('finished_at', v_job.finished_at, 'id', v_job.id)
     end;
+    -- The search reads a bounded part of each job (0008, issue 21 item 7: a
+    -- search over ~1 MiB payloads took 9.2 s, and 8 of them starved the
+    -- dashboard): the first 65,536 characters of the payload's JSON text, and
+    -- nothing of a payload stored larger than 64 KiB (pg_column_size reads
+    -- the stored size without fetching the value; turning a 1 MiB payload
+    -- into text costs ~5 ms); and the last 65,536 characters of the errors
+    -- (the newest attempts; errors are capped at 20 x 4,096 characters).
+    -- The stored size is the compressed one: a payload that compresses to
+    -- under 64 KiB is still turned into text whole before the cut, so its
+    -- cost is bounded by the 1 MiB payload cap (~5 ms), not by 64 KiB; SQL
+    -- has no cheap way to read a value's decompressed size.
     if v_needle is null
-       or strpos(lower(v_job.payload::text), v_needle) > 0
-       or strpos(lower(coalesce(v_job.errors::text, '')), v_needle) > 0 then
+       or (pg_column_size(v_job.payload) <= 65536
+           and strpos(lower(left(v_job.payload::text, 65536)), v_needle) > 0)
+       or strpos(lower(right(coalesce(v_job.errors::text, ''), 65536)), v_needle) > 0 then
       v_returned := v_returned + 1;
       return query select v_job.id, (select qq.name from q_data.queue qq where qq.id = v_job.queue_id), job_page.state,
         v_job.attempt::integer, v_job.priority::integer, v_job.run_at, v_job.lease_until, v_job.finished_at,
@@ -144,7 +186,7 @@ end
 $$;
 
 comment on function q.job_page(text, text, jsonb, text, integer, integer) is
-  'One page (page_size 1..1000) of a job list in index order: waiting in claim order, scheduled by due time (both need a queue), running and finished newest first. Pass the last row''s next_after as after for the next page. search filters on text in the payload or errors, reading at most max_scan rows per call; if that budget runs out first, the last row has id NULL and the next_after to go on from.';
+  'One page (page_size 1..1000) of a job list in index order: waiting in claim order, held (by a concurrency key) per key in admission order, scheduled by due time (these three need a queue), running and finished newest first. Pass the last row''s next_after as after for the next page. search filters on text (case-insensitive) in the payload or errors, reading at most max_scan rows per call and of each the first 65,536 characters of the payload''s JSON text (none of a payload stored larger than 64 KiB) and the last 65,536 characters of its errors; if that budget runs out first, the last row has id NULL and the next_after to go on from.';
 
 revoke all on function q.job_page(text, text, jsonb, text, integer, integer) from public;
 grant execute on function q.job_page(text, text, jsonb, text, integer, integer) to pgq_viewer;

@@ -56,4 +56,4 @@ comment on function q.limits(text) is
   'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs holding a concurrency slot, keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed; the per-key rate (key_rate starts per key_per for each concurrency key).';
 
 revoke all on function q.limits(text) from public;
-grant execute on function q.limits(text) to pgq_viewer;
+grant execute on function q.limits(text) to pgq_viewer, pgq_monitor;
