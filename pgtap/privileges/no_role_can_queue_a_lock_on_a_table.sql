@@ -8,7 +8,7 @@
 -- name is resolved, before any lock is requested. (That no lock queue forms
 -- under load, with real sessions, is tests/reliability/test_ddl_lock_queue.py.)
 begin;
-select plan(15 * 5 * 3);
+select plan(16 * 5 * 3);
 
 create temporary table statements on commit drop as
 select r.role, t.relname, s.kind,
