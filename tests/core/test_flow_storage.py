@@ -111,3 +111,22 @@ def test_an_open_first_enqueue_of_a_new_key_does_not_make_other_producers_wait(d
             admin.execute("select q.reap()")  # the sweep admits a held job whose key has room
         (job,) = pgq_client.claim(admin, "keyed", 10)
         assert job.id == out["id"]
+
+
+def test_with_room_left_the_second_producer_is_admitted_on_another_slot_at_once(db_url: str) -> None:
+    """K = 2: producer A's open transaction is making the key's slot 1; B gives it up within
+    milliseconds and makes slot 2, so its job is admitted (waiting), not held."""
+    with psycopg.connect(db_url, autocommit=True) as admin, psycopg.connect(db_url) as a:
+        pgq_client.configure(admin, "keyed2", key_concurrency=2)
+        pgq_client.enqueue(a, "keyed2", {"from": "a"}, concurrency_key="fresh")  # left open
+        out: dict[str, Any] = {}
+        thread = _enqueue_in_thread(db_url, "keyed2", "fresh", out)
+        thread.join(3)
+        done = not thread.is_alive()
+        a.commit()
+        thread.join(30)
+        assert done and out["seconds"] < 1, out
+        row: Any = admin.execute(
+            "select state::text, key_slot from q_data.job where id = %s", (out["id"],)).fetchone()
+        assert row == ("w", 2), row
+        assert len(pgq_client.claim(admin, "keyed2", 10)) == 2
