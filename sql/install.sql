@@ -56,13 +56,14 @@
 \ir internal/check_concurrency_key.sql
 \ir internal/flow_want.sql
 \ir internal/flow_wake.sql
+\ir internal/flow_add_key_slot.sql
+\ir internal/flow_add_key_rate_slot.sql
 \ir internal/flow_take_key_slot.sql
 \ir internal/flow_pass_key_slot.sql
 \ir internal/flow_sweep.sql
 \ir internal/flow_claim_jobs.sql
 \ir internal/flow_claim_keyed.sql
 \ir internal/flow_claim.sql
-\ir internal/flow_arm.sql
 \ir internal/flow_configure.sql
 \ir internal/flow_reasons.sql
 \ir internal/tally.sql

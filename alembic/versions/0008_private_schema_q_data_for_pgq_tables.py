@@ -22,6 +22,14 @@ gets a new signature (active queues, paged) and q.queue_stats two columns
 (held, held_exact); q.reap deletes idle queues (q.forget_idle_queues, its
 cursor in q_data.reaper_turn.idle_queue_after); the role pgq_monitor.
 
+Flow storage (issue 21 item 2): a key's slot rows are made one per admitted job
+(up to key_concurrency) and its rate slots one per start inside the window (up to
+key_rate), never by waiting on another producer's or claim's open transaction;
+free and expired ones are deleted by the reaper's sweep, which reads only
+candidates an index lists (q_data.key_slot free rows, q_data.key_recheck,
+key_rate_slot_used_idx now on (queue_id, used_at)). Flow control's triggers on
+q_data.job exist from here on; q.flow_arm and its lock on q_data.job are gone.
+
 Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-04T20:22:10+00:00
@@ -219,6 +227,83 @@ revoke usage on schema q from pgq_monitor;
 """
 
 
+# flow storage (issue 21 item 2): the free-slot index, the keys the sweep must look at, the rate
+# slots' index by stamp per queue; the rows 0007 made at first sight and nobody uses go (keys with
+# held jobs are listed for the sweep, which makes them the slots they need).
+FLOW_STORAGE = """
+create index key_slot_free_idx on q_data.key_slot (queue_id) where job_id is null;
+create table q_data.key_recheck (
+  id        bigint   generated always as identity,
+  queue_id  integer  not null,
+  key       text     not null,
+  xact      xid8     not null default pg_catalog.pg_current_xact_id(),
+  constraint key_recheck_pkey primary key (id)
+);
+create index key_recheck_key_idx on q_data.key_recheck (queue_id, key);
+comment on table q_data.key_recheck is
+  'Keys whose held jobs the reaper''s sweep must look at (an admission held a job without a slot it '
+  'could wait for); xact is the inserting transaction, so one transaction lists a key once.';
+revoke all on q_data.key_recheck from public;
+comment on table q_data.key_slot is
+  'Concurrency slots per (queue, concurrency_key), made as jobs are admitted (at most key_concurrency '
+  'per key): an admitted job holds one from enqueue (or when it becomes due) until it finishes; the '
+  'reaper deletes free ones.';
+drop index q_data.key_rate_slot_used_idx;
+create index key_rate_slot_used_idx on q_data.key_rate_slot (queue_id, used_at);
+comment on table q_data.key_rate_slot is
+  'Rate-limit slots per (queue, concurrency_key) of queues with a key_rate, one per start inside the '
+  'window: a claim may start a job of the key only on a slot of the key last used at least key_per '
+  'ago, or on a new one while the key has fewer than key_rate.';
+delete from q_data.key_slot where job_id is null;
+insert into q_data.key_recheck (queue_id, key)
+select distinct h.queue_id, h.concurrency_key from q_data.job h where h.state = 'h';
+delete from q_data.key_rate_slot r
+ using q_data.queue qq
+ where qq.id = r.queue_id
+   and r.used_at < clock_timestamp() - coalesce(qq.key_per, interval '0') - interval '10 seconds';
+drop function q.flow_arm();
+drop trigger if exists _100_flow_admit_inserted on q_data.job;
+drop trigger if exists _100_flow_admit_due on q_data.job;
+drop trigger if exists _110_flow_stop on q_data.job;
+drop trigger if exists _110_flow_finish on q_data.job;
+"""
+# Back to 0007: every key with held jobs gets its key_concurrency slot rows again (0007 passes slots
+# only; it makes a key's rows at its first admission), the new objects go, and the triggers stay only
+# where a limit needs them (q.flow_arm of 0007, run at the end of the downgrade, as 0007's upgrade did).
+FLOW_STORAGE_DOWN = """
+insert into q_data.key_slot (queue_id, key, n)
+select distinct h.queue_id, h.concurrency_key, g
+  from q_data.job h
+  join q_data.queue qq on qq.id = h.queue_id
+  cross join lateral generate_series(1, qq.key_concurrency) g
+ where h.state = 'h'
+on conflict do nothing;
+drop table q_data.key_recheck;
+drop index q_data.key_slot_free_idx;
+drop index q_data.key_rate_slot_used_idx;
+create index key_rate_slot_used_idx on q_data.key_rate_slot (queue_id, key, used_at);
+comment on table q_data.key_slot is
+  'Concurrency slots per (queue, concurrency_key): an admitted job holds one from enqueue (or when it '
+  'becomes due) until it finishes.';
+comment on table q_data.key_rate_slot is
+  'Rate-limit slots per (queue, concurrency_key) of queues with a key_rate: a claim may start a job of '
+  'the key only on a slot of the key last used at least key_per ago.';
+drop function q.flow_add_key_slot(integer, text, smallint, bigint);
+drop function q.flow_add_key_rate_slot(integer, text, smallint);
+drop trigger _100_flow_admit_inserted on q_data.job;
+drop trigger _100_flow_admit_due on q_data.job;
+drop trigger _110_flow_stop on q_data.job;
+drop trigger _110_flow_finish on q_data.job;
+"""
+REARM_0007 = """
+select q.flow_arm()
+ where exists (select from q.queue qq
+                where coalesce(qq.concurrency, qq.key_concurrency, qq.rate, qq.key_rate) is not null)
+    or exists (select from q.queue_slot s where s.job_id is not null)
+    or exists (select from q.key_slot s where s.job_id is not null);
+"""
+
+
 def _execute(statements: str) -> None:
     # The raw driver connection, as run_frozen does: SQLAlchemy would read ":" and "%" in comments.
     op.get_bind().connection.driver_connection.execute(statements)
@@ -241,6 +326,7 @@ def upgrade() -> None:
     # One CHECK constraint for a queue row's settings, max_lease's rules in it (issue 21 item 5).
     run_frozen("0008", "internal/check_queue_settings.sql")
     _execute(QUEUE_CHECKS)
+    _execute(FLOW_STORAGE)  # flow storage (issue 21 item 2)
     run_frozen("0008", "functions/cancel.sql")
     run_frozen("0008", "functions/cancel_jobs.sql")
     run_frozen("0008", "functions/claim.sql")
@@ -284,7 +370,8 @@ def upgrade() -> None:
     run_frozen("0008", "internal/finish.sql")
     run_frozen("0008", "internal/fire_schedules.sql")
     run_frozen("0008", "internal/fire_slot.sql")
-    run_frozen("0008", "internal/flow_arm.sql")
+    run_frozen("0008", "internal/flow_add_key_slot.sql")
+    run_frozen("0008", "internal/flow_add_key_rate_slot.sql")
     run_frozen("0008", "internal/flow_claim.sql")
     run_frozen("0008", "internal/flow_claim_jobs.sql")
     run_frozen("0008", "internal/flow_claim_keyed.sql")
@@ -316,6 +403,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    _execute(FLOW_STORAGE_DOWN)  # flow storage (issue 21 item 2)
     _execute(QUEUE_CHECKS_DOWN)  # queue names and monitoring (issue 21 item 5)
     _execute(QUEUE_NAMES_DOWN)
     _execute(
@@ -397,4 +485,5 @@ def downgrade() -> None:
     run_frozen("0007", "triggers/flow.sql")
     run_frozen("0003", "triggers/notify_enqueued.sql")
     _execute(OLD_COMMENTS)
+    _execute(REARM_0007)  # flow storage (issue 21 item 2)
     run_frozen("0003", "owner.sql")  # last: pgq_owner owns it all

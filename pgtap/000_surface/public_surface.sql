@@ -20,8 +20,8 @@ select functions_are('q', array[
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
-  'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed',
-  'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
+  'check_concurrency_key', 'flow_add_key_slot', 'flow_add_key_rate_slot', 'flow_take_key_slot', 'flow_pass_key_slot',
+  'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
   'flow_want', 'flow_wake', 'flow_reasons',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
@@ -71,7 +71,8 @@ select results_eq(
     ('q.finish(q_data.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
     ('q.fire_slot(q_data.schedule,timestamp with time zone)'),
-    ('q.flow_arm()'),
+    ('q.flow_add_key_rate_slot(integer,text,smallint)'),
+    ('q.flow_add_key_slot(integer,text,smallint,bigint)'),
     ('q.flow_block_reason(bigint)'),
     ('q.flow_claim(q_data.queue,integer,interval,integer)'),
     ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),
@@ -340,8 +341,9 @@ select is(
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues',
                              'append_error', 'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
-                             'check_concurrency_key', 'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
-                             'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_arm', 'flow_configure', 'tg_job__flow_admit',
+                             'check_concurrency_key', 'flow_add_key_slot', 'flow_add_key_rate_slot',
+                             'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
+                             'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
                              'tg_job__flow_stop', 'tg_job__flow_finish', 'flow_want', 'flow_wake', 'flow_reasons',
                              'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev',
                              'next_slot', 'prev_slot', 'fire_slot', 'fire_schedules',
@@ -383,14 +385,15 @@ select is(
 -- schema q keeps only Alembic's version table, when installed by Alembic.
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
-        'queue_slot', 'key_slot', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total', 'test_clock'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock');
+        'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
+        'test_clock'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
   'schema q has no table of pgq''s (only alembic_version under Alembic)');
 
-select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq'],
+select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq', 'key_recheck_id_seq'],
   'schema q_data has exactly the sequences behind the identities and the session keys');
 
 select sequences_are('q', '{}'::name[], 'schema q has no sequence');

@@ -1,6 +1,6 @@
--- q.configure sets a per-key rate (key_per defaults to 1 second), makes rate
--- slots for the keys already known, and a change or removal makes the jobs
--- it put off waiting again at once (the next claim re-checks them).
+-- q.configure sets a per-key rate (key_per defaults to 1 second) without
+-- making rate slots (starts make them, revision 0008), and a change or removal
+-- makes the jobs it put off waiting again at once (the next claim re-checks them).
 begin;
 select plan(9);
 
@@ -9,12 +9,12 @@ select q.enqueue('kc', jsonb_build_object('i', g), concurrency_key => 'K') from 
 
 select results_eq($$ select key_rate, key_per from q.configure('kc', key_rate => 3) $$,
   $$ values (3, interval '1 second') $$, 'key_per defaults to 1 second');
-select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 3, 'a known key gets its 3 rate slots at once');
+select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 0, 'a known key gets no rate slot before it starts');
 select results_eq($$ select key_rate, key_per from q.configure('kc', key_rate => 1, key_per => '1 hour') $$,
   $$ values (1, interval '1 hour') $$, 'changed');
-select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 1, 'the slots above the new rate go');
 
 select is((select count(*)::integer from q.claim('kc', 10)), 1, 'one start per hour');
+select is((select count(*)::integer from q_data.key_rate_slot where key = 'K'), 1, 'the start made one rate slot');
 select is((select count(*)::integer from q_data.job where rate_wait), 3, 'three put off');
 select q.configure('kc', key_per => '2 hours') \g /dev/null
 select is((select count(*)::integer from q_data.job where state = 'w' and rate_wait is null), 3,

@@ -3,8 +3,9 @@
 begin;
 select plan(5);
 
-select triggers_are('q_data', 'job', array['_900_notify_enqueued'],
-  'q_data.job has exactly _900_notify_enqueued (flow control''s row triggers come with the first limit: pgtap/flow/first_limit_makes_the_flow_triggers.sql)');
+select triggers_are('q_data', 'job',
+  array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued'],
+  'q_data.job has _900_notify_enqueued and flow control''s four row triggers (pgtap/flow/flow_triggers_exist_from_install.sql)');
 select trigger_is('q_data', 'job', '_900_notify_enqueued', 'q', 'tg_job__notify_enqueued',
   '_900_notify_enqueued calls q.tg_job__notify_enqueued()');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update, 64 = instead.

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(573);
+select plan(579);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -61,7 +61,8 @@ insert into matrix values
   ('flow_claim_jobs',         false, false, false, false),
   ('flow_claim_keyed',        false, false, false, false),
   ('flow_claim',              false, false, false, false),
-  ('flow_arm',                false, false, false, false),
+  ('flow_add_key_slot',       false, false, false, false),
+  ('flow_add_key_rate_slot',  false, false, false, false),
   ('flow_configure',          false, false, false, false),
   ('tg_job__flow_admit',      false, false, false, false),
   ('tg_job__flow_stop',       false, false, false, false),
@@ -120,7 +121,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 92 functions x 6 grantees, through has_function_privilege (membership counts).
+-- 93 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],

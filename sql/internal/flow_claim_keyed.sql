@@ -140,16 +140,21 @@ begin
             exit when v_slot is not null;
           end loop;
         end if;
-        -- The key's rows are made with its key slots (q.flow_take_key_slot)
-        -- or by q.configure; the reaper's sweep drops those of idle keys. A
-        -- key short of rows (a sweep or a configure racing its admission)
-        -- gets them here, once, and the slot is tried again.
-        exit when v_slot is not null
-          or (select count(*) from q_data.key_rate_slot r
-               where r.queue_id = v_id and r.key = v_keys[i] and r.n <= v_rate) >= v_rate;
-        insert into q_data.key_rate_slot (queue_id, key, n)
-        select v_id, v_keys[i], g from generate_series(1, v_rate) g
-        on conflict do nothing;
+        -- The key's rows are made one at a time, as starts need them
+        -- (revision 0008; sql/schema/075_key_rate.sql): none free and fewer
+        -- than key_rate, the next one is made (never waiting on another claim
+        -- making it) and the slot tried again. Only by a claim younger than
+        -- 10 s: the sweep deletes rows stamped more than key_per + 10 s ago,
+        -- so a row made again is stamped at least key_per after the start its
+        -- number last recorded.
+        exit when v_slot is not null or clock_timestamp() - v_now > interval '10 seconds';
+        v_i := (select g::smallint
+                  from generate_series(1, v_rate) g
+                 where not exists (select from q_data.key_rate_slot r
+                                    where r.queue_id = v_id and r.key = v_keys[i] and r.n = g)
+                 order by g
+                 limit 1);
+        exit when v_i is null or not q.flow_add_key_rate_slot(v_id, v_keys[i], v_i::smallint);
       end loop;
       if v_slot is not null then
         v_take := v_take || v_ctids[i];
@@ -161,11 +166,17 @@ begin
       -- each round of them), so a key with k admitted jobs is not put off k
       -- times per window.
       v_i := coalesce(v_off[array_position(v_offkeys, v_keys[i])], 0);
+      v_at := null;
+      -- (a key with fewer than key_rate rows is not at its rate: a row
+      -- another claim is making, or a free one it holds locked)
+      if (select count(*) from q_data.key_rate_slot r
+           where r.queue_id = v_id and r.key = v_keys[i] and r.n <= v_rate) >= v_rate then
       select r.used_at + v_per * (v_i / v_rate + 1) into v_at
         from q_data.key_rate_slot r
        where r.queue_id = v_id and r.key = v_keys[i] and r.n <= v_rate
        order by r.used_at
        limit 1 offset v_i % v_rate;
+      end if;
       if v_at is null or v_at <= clock_timestamp() then
         -- A free slot another claim holds locked right now: the job stays
         -- waiting for the next claim.

@@ -55,7 +55,9 @@ begin
     end if;
   end if;
   if (flow_reasons.queue).key_rate is not null and (flow_reasons.job).concurrency_key is not null then
-    select min(r.used_at) + (flow_reasons.queue).key_per into v_next
+    -- (rows are made as starts need them: fewer than key_rate is not full)
+    select case when count(*) >= (flow_reasons.queue).key_rate
+                then min(r.used_at) + (flow_reasons.queue).key_per end into v_next
       from q_data.key_rate_slot r
      where r.queue_id = (flow_reasons.job).queue_id and r.key = (flow_reasons.job).concurrency_key
        and r.n <= (flow_reasons.queue).key_rate;

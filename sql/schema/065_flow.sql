@@ -9,7 +9,8 @@
 -- flow control at REPEATABLE READ died of serialization failures past ~1,000
 -- jobs/s). A job that holds a slot records its number, and triggers on q_data.job
 -- give it back in the same transaction on every path that ends the hold
--- (complete, fail, release, cancel, reap), so no path can forget it.
+-- (complete, fail, release, cancel, reap), so no path can forget it. The
+-- triggers exist from installation (sql/triggers/flow.sql, revision 0008).
 --
 -- Added with ALTER, not in 030_tables.sql, so that install.sql and the
 -- Alembic revision build the same column order.
@@ -80,7 +81,26 @@ create table q_data.queue_slot (
 comment on table q_data.queue_slot is
   'Concurrency slots of queues with a concurrency limit: a running job holds one (job_id); claimers lock free ones with SKIP LOCKED.';
 
--- One row per unit of a key's concurrency, made on the key's first use.
+-- A key's slot rows, made one at a time as its jobs are admitted (issue 21,
+-- revision 0008; up to 0007 a key got all K of them at first sight: one
+-- enqueue_many of 1,000 fresh keys at K = 1000 wrote 1,000,000 rows). A row is
+-- made when an admission finds no free row of its key and fewer than K rows,
+-- passed from a finishing job to the key's next held job, freed when nobody is
+-- held, and deleted by the reaper's sweep (q.flow_sweep) once free. The bound:
+--
+--   rows per key <= the key's admitted jobs (waiting or running, K at most)
+--                   + rows freed since the last sweep (about a second)
+--
+-- so an idle key has no row, and the sweep reads only free rows (through
+-- key_slot_free_idx) and keys listed in q_data.key_recheck: its cost does not
+-- grow with the number of keys ever seen, idle or busy.
+--
+-- A row is made in the producer's transaction, but never so that another
+-- producer waits for it: two first enqueues of a key race for the same unique
+-- (queue_id, key, n), and the loser would wait for the winner's commit (0007:
+-- for as long as the winner's transaction stayed open). q.flow_add_key_slot
+-- gives up after 10 ms and the job is held instead (listed for the sweep, which
+-- admits it once that transaction ended, if the key still has room).
 create table q_data.key_slot (
   queue_id  integer  not null,
   key       text     not null,
@@ -90,7 +110,34 @@ create table q_data.key_slot (
 ) with (fillfactor = 50);
 
 comment on table q_data.key_slot is
-  'Concurrency slots per (queue, concurrency_key): an admitted job holds one from enqueue (or when it becomes due) until it finishes.';
+  'Concurrency slots per (queue, concurrency_key), made as jobs are admitted (at most key_concurrency per key): an admitted job holds one from enqueue (or when it becomes due) until it finishes; the reaper deletes free ones.';
+
+-- The sweep's candidates: free rows only (deleted within a sweep or two), so
+-- it never reads the busy rows of running keys nor skips rows it must keep.
+-- (The predicate makes a take or a free a non-HOT update: one more index
+-- entry per admission and per finish of a keyed job.)
+create index key_slot_free_idx on q_data.key_slot (queue_id) where job_id is null;
+
+-- Keys whose held jobs may have no slot coming: an admission that gave up on a
+-- row another open transaction was making, or was held while the key's slots
+-- were in flux (a slot freed, or deleted by the sweep, while its enqueue had
+-- not committed yet: nobody saw the held job to pass a slot to). One row per
+-- (key, transaction) at most, inserted with the held job, so it becomes
+-- visible with it; no unique key, so no insert ever waits on another. The
+-- reaper's sweep reads them oldest first and admits the key's held jobs while
+-- the key has room.
+create table q_data.key_recheck (
+  id        bigint   generated always as identity,
+  queue_id  integer  not null,
+  key       text     not null,
+  xact      xid8     not null default pg_catalog.pg_current_xact_id(),
+  constraint key_recheck_pkey primary key (id)
+);
+
+create index key_recheck_key_idx on q_data.key_recheck (queue_id, key);
+
+comment on table q_data.key_recheck is
+  'Keys whose held jobs the reaper''s sweep must look at (an admission held a job without a slot it could wait for); xact is the inserting transaction, so one transaction lists a key once.';
 
 -- One row per unit of a queue's rate: each start takes a slot whose last use
 -- is at least `per` ago, so any window of length per holds at most `rate`
@@ -109,4 +156,4 @@ create index rate_slot_used_idx on q_data.rate_slot (queue_id, used_at);
 comment on table q_data.rate_slot is
   'Rate-limit slots of queues with a rate: a claim may start a job only on a slot last used at least per ago.';
 
-revoke all on q_data.queue_slot, q_data.key_slot, q_data.rate_slot from public;
+revoke all on q_data.queue_slot, q_data.key_slot, q_data.key_recheck, q_data.rate_slot from public;

@@ -36,8 +36,15 @@ alter table q_data.job
 comment on column q_data.job.rate_wait is
   'True while the job is scheduled (state s) because its concurrency key''s rate window was full when a claim reached it: run_at is when the key may start its next job. It keeps its key slot; q.configure makes such jobs waiting again when the key rate is changed or removed.';
 
--- One row per unit of a key's rate, made with the key's slot rows (on its
--- first use) or by q.configure for keys already known.
+-- One row per start of a key inside its window, up to key_rate (revision
+-- 0008; up to 0007 a key got key_rate rows at first sight). A claim that finds
+-- no row of the key last used at least key_per ago makes the next one
+-- (q.flow_add_key_rate_slot, never waiting on another claim's), then stamps it
+-- as it stamps any; the reaper's sweep deletes rows whose stamp is older than
+-- key_per (plus 10 s: a claim older than that makes no row, so a row made again
+-- never comes closer than key_per to the start its number last recorded). A
+-- missing row is a row never used. The bound: rows per key <= its starts in the
+-- last key_per + 10 s, and never more than key_rate.
 create table q_data.key_rate_slot (
   queue_id  integer     not null,
   key       text        not null,
@@ -46,10 +53,11 @@ create table q_data.key_rate_slot (
   constraint key_rate_slot_pkey primary key (queue_id, key, n)
 ) with (fillfactor = 50);
 
--- A claim reads the key's longest-unused slot first.
-create index key_rate_slot_used_idx on q_data.key_rate_slot (queue_id, key, used_at);
+-- The sweep's candidates, oldest stamp first per queue: every one it reads
+-- has left its window (a claim reads a key's few rows through the primary key).
+create index key_rate_slot_used_idx on q_data.key_rate_slot (queue_id, used_at);
 
 comment on table q_data.key_rate_slot is
-  'Rate-limit slots per (queue, concurrency_key) of queues with a key_rate: a claim may start a job of the key only on a slot of the key last used at least key_per ago.';
+  'Rate-limit slots per (queue, concurrency_key) of queues with a key_rate, one per start inside the window: a claim may start a job of the key only on a slot of the key last used at least key_per ago, or on a new one while the key has fewer than key_rate.';
 
 revoke all on q_data.key_rate_slot from public;

@@ -99,10 +99,8 @@ begin
             hint = 'set key_concurrency too, e.g. q.configure(queue, key_concurrency => 100, key_rate => 10)';
   end if;
 
-  -- The first limit of the database makes flow control's triggers on q_data.job.
-  if coalesce(v_new.concurrency, v_new.key_concurrency, v_new.rate, v_new.key_rate) is not null then
-    perform q.flow_arm();
-  end if;
+  -- (No lock on q_data.job: flow control's triggers exist from installation,
+  -- sql/triggers/flow.sql; up to 0007 the first limit made them.)
 
   update q_data.queue qq
      set concurrency = v_new.concurrency,
@@ -139,16 +137,10 @@ begin
    where r.queue_id = flow_configure.queue_id
      and r.n > coalesce(v_new.rate, 0);
 
-  -- Per-key rate slots 1..key_rate for every known key (new keys get theirs
-  -- with their key slots). Jobs it put off are waiting again when it changes:
-  -- the next claim puts off, under the new rate, those that must still wait.
-  if v_new.key_rate is not null then
-    insert into q_data.key_rate_slot (queue_id, key, n)
-    select flow_configure.queue_id, k.key, g
-      from (select distinct s.key from q_data.key_slot s where s.queue_id = flow_configure.queue_id) k,
-           generate_series(1, v_new.key_rate) g
-    on conflict do nothing;
-  end if;
+  -- Per-key rate slots are made by claims as starts need them (revision
+  -- 0008); those above the new rate go. Jobs it put off are waiting again when
+  -- it changes: the next claim puts off, under the new rate, those that must
+  -- still wait.
   delete from q_data.key_rate_slot r
    where r.queue_id = flow_configure.queue_id
      and r.n > coalesce(v_new.key_rate, 0);
@@ -169,14 +161,15 @@ begin
      where j.queue_id = flow_configure.queue_id and j.state = 'h';
     perform q.notify_queues(array[flow_configure.queue_id]);
   end if;
-  -- Key limit raised: every known key gets its new slots, which go to held
-  -- jobs at once.
+  -- Key limit raised: keys with held jobs get slots for them at once (made
+  -- one per admitted job, by the sweep of this queue: the keys are listed for
+  -- it). Keys with nothing held have no row to add (0007 made every known
+  -- key's new slots here: 59.8 s for K 1 -> 1000 on 2,000 keys).
   if v_new.key_concurrency > v_old.key_concurrency then
-    insert into q_data.key_slot (queue_id, key, n)
-    select flow_configure.queue_id, k.key, g
-      from (select distinct s.key from q_data.key_slot s where s.queue_id = flow_configure.queue_id) k,
-           generate_series(v_old.key_concurrency + 1, v_new.key_concurrency) g
-    on conflict do nothing;
+    insert into q_data.key_recheck (queue_id, key)
+    select distinct flow_configure.queue_id, h.concurrency_key
+      from q_data.job h
+     where h.queue_id = flow_configure.queue_id and h.state = 'h';
     perform q.flow_sweep(flow_configure.queue_id, 100000);
   end if;
 end

@@ -3,6 +3,12 @@
 -- admission trigger for each job that becomes due with a concurrency key on a
 -- queue with key_concurrency, so enqueue, enqueue_many, retry and promotion
 -- of scheduled jobs all go through it.
+--
+-- Slot rows are made here one at a time (revision 0008), never waiting on
+-- another producer: a free row is taken SKIP LOCKED, a new one is made by
+-- q.flow_add_key_slot (gives up after 10 ms on a row another open transaction
+-- is making). A job held without a slot it is sure to be passed lists its key
+-- in q_data.key_recheck, which the reaper's sweep reads.
 create or replace function q.flow_take_key_slot(queue_id integer, key text, k integer, job_id bigint)
 returns smallint
 language plpgsql
@@ -10,34 +16,16 @@ volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_n smallint;
+  v_n      smallint;
+  v_rows   integer;
 begin
-  -- The key's slot rows are made on its first use (and after a raised
-  -- limit). Two first enqueues of one new key in open transactions wait for
-  -- each other here, once; claimers never do.
-  if (select count(*) from q_data.key_slot s
-       where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
-         and s.n <= flow_take_key_slot.k) < flow_take_key_slot.k then
-    insert into q_data.key_slot (queue_id, key, n)
-    select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
-      from generate_series(1, flow_take_key_slot.k) g
-    on conflict do nothing;
-    -- And the key's rate slots, on a queue with a per-key rate (0007), so
-    -- that claims find them made.
-    insert into q_data.key_rate_slot (queue_id, key, n)
-    select flow_take_key_slot.queue_id, flow_take_key_slot.key, g
-      from q_data.queue qq, generate_series(1, qq.key_rate) g
-     where qq.id = flow_take_key_slot.queue_id and qq.key_rate is not null
-    on conflict do nothing;
-  end if;
-
-  -- Jobs already held go first: a newcomer never jumps the key's line.
+  -- Jobs already held go first: a newcomer never jumps the key's line (and
+  -- the key is at its limit, or listed for the sweep, already).
   if not exists (select from q_data.job h
                   where h.queue_id = flow_take_key_slot.queue_id
                     and h.concurrency_key = flow_take_key_slot.key
                     and h.state = 'h') then
-    -- NO KEY UPDATE: compatible with the KEY SHARE pins below, so a held
-    -- enqueue in a long transaction never blocks anyone.
+    -- 1. A free row (freed by a finished job, not swept yet).
     if current_setting('transaction_isolation') = 'read committed' then
       select s.n into v_n
         from q_data.key_slot s
@@ -79,32 +67,46 @@ begin
          and s.n = v_n;
       return v_n;
     end if;
+
+    -- 2. A new row, while the key has fewer than k: the lowest free numbers,
+    -- at most three tries (each one another producer is making costs 10 ms).
+    select count(*) into v_rows
+      from q_data.key_slot s
+     where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
+       and s.n <= flow_take_key_slot.k;
+    if v_rows < flow_take_key_slot.k then
+      for v_n in
+        select g::smallint
+          from generate_series(1, flow_take_key_slot.k) g
+         where not exists (select from q_data.key_slot s
+                            where s.queue_id = flow_take_key_slot.queue_id
+                              and s.key = flow_take_key_slot.key and s.n = g)
+         order by g
+         limit 3
+      loop
+        if q.flow_add_key_slot(flow_take_key_slot.queue_id, flow_take_key_slot.key, v_n, flow_take_key_slot.job_id) then
+          return v_n;
+        end if;
+      end loop;
+    end if;
   end if;
 
-  -- Held. A slot freed before this transaction commits finds no held job to
-  -- pass to (ours is not visible yet); the reaper's sweep passes it to us
-  -- later. KEY SHARE pins the key's rows so that sweep cannot delete them as
-  -- unused meanwhile; it blocks no claim and no completion.
-  if current_setting('transaction_isolation') = 'read committed' then
-    perform from q_data.key_slot s
-      where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
-        for key share;
-  else
-    begin
-      perform from q_data.key_slot s
-        where s.queue_id = flow_take_key_slot.queue_id and s.key = flow_take_key_slot.key
-          for key share;
-    exception when serialization_failure then
-      -- A slot changed after our snapshot, so the key is in use right now
-      -- and its rows stay; the sweep still admits us within a second.
-      null;
-    end;
+  -- Held. A slot freed (or swept away) before this transaction commits finds
+  -- no held job to pass to, and a row another transaction was making may never
+  -- commit: the key is listed for the reaper's sweep, with this job (visible
+  -- together), once per transaction. A row listed by another transaction does
+  -- not do: the sweep may be reading it right now, before our job is visible.
+  if not exists (select from q_data.key_recheck r
+                  where r.queue_id = flow_take_key_slot.queue_id and r.key = flow_take_key_slot.key
+                    and r.xact = pg_current_xact_id()) then
+    insert into q_data.key_recheck (queue_id, key)
+    values (flow_take_key_slot.queue_id, flow_take_key_slot.key);
   end if;
   return null;
 end
 $$;
 
 comment on function q.flow_take_key_slot(integer, text, integer, bigint) is
-  'Gives job_id a free slot of its concurrency key (its number), or NULL when the key''s k slots are taken or other jobs of the key are already held (the job is then held).';
+  'Gives job_id a slot of its concurrency key (a free one, or a new one while the key has fewer than k; its number), or NULL when the key''s k slots are taken, other jobs of the key are already held, or another open transaction is making the slot (the job is then held and the key listed in q_data.key_recheck). Never waits more than 10 ms.';
 
 revoke all on function q.flow_take_key_slot(integer, text, integer, bigint) from public;

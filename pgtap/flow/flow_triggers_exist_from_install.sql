@@ -1,18 +1,14 @@
--- Flow control's row triggers on q_data.job exist only once a limit needs them:
--- none at install or after a configure without limits; the first limit makes
+-- Flow control's row triggers on q_data.job exist from installation (revision
+-- 0008; up to 0007 the first limit made them under a lock on q_data.job):
 -- all four (BEFORE INSERT, BEFORE UPDATE OF state twice, AFTER DELETE, each
--- with its WHEN clause); a second limit or removing them changes nothing.
+-- with its WHEN clause), before any limit, and limits set or removed change
+-- nothing. q.flow_arm is gone.
 begin;
-select plan(7);
+select plan(5);
 
-select triggers_are('q_data', 'job', array['_900_notify_enqueued'], 'a fresh install: no flow-control trigger on q_data.job');
-select q.configure('plain', lease => '1 minute') \g /dev/null
-select triggers_are('q_data', 'job', array['_900_notify_enqueued'], 'a configure without limits makes none');
-
-select q.configure('lim', concurrency => 3) \g /dev/null
 select triggers_are('q_data', 'job',
   array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued'],
-  'the first limit makes the four flow-control triggers');
+  'a fresh install has the four flow-control triggers');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update.
 select results_eq(
   $$ select t.tgname::text collate "default", t.tgtype::integer, t.tgqual is not null, p.proname::text collate "default"
@@ -21,11 +17,12 @@ select results_eq(
   $$ values ('_100_flow_admit_due', 19, true, 'tg_job__flow_admit'), ('_100_flow_admit_inserted', 7, true, 'tg_job__flow_admit'),
             ('_110_flow_finish', 9, true, 'tg_job__flow_finish'), ('_110_flow_stop', 19, true, 'tg_job__flow_stop') $$,
   'each is a row trigger with a WHEN clause, at its documented time and event');
-select is(q.flow_arm(), false, 'asked again, q.flow_arm makes nothing');
+select hasnt_function('q', 'flow_arm', 'q.flow_arm is gone');
+select q.configure('lim', concurrency => 3) \g /dev/null
 select q.configure('other', key_concurrency => 2) \g /dev/null
 select q.configure('lim', unlimit => '{concurrency}') \g /dev/null
 select is((select count(*)::integer from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname like '\_1%flow%'), 4,
-  'more limits, or fewer, leave the four as they are');
+  'limits set and removed leave the four as they are');
 select isnt((select obj_description(t.oid, 'pg_trigger') from pg_trigger t
               where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_110_flow_finish'), null, 'with their comments');
 
