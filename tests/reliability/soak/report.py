@@ -194,6 +194,10 @@ SECURITY = [
     '| a schedule payload at the size cap | `pgq_admin` | its jobs were over the cap (the added '
     '`schedule`/`slot` keys) | the cap counts the added keys (54000) | '
     '`pgtap/schedule/the_payload_cap_counts_the_added_keys.sql` |',
+    "| `q.delete_queue(q)` while a producer's enqueue into `q` has not committed | `pgq_admin` with any "
+    "producer | the queue went at once; the job committed pointing at no queue: never claimable, in no "
+    "stats | the delete waits for enqueues in flight into the name (2 s at most, then 55P03) and then "
+    "sees their jobs (55000) | `tests/core/test_delete_queue_race.py` |",
     "| an open transaction holding a queue's row (an admin's configure, a worker's claim on a full "
     'limited queue) | `pgq_admin`, `pgq_worker` | `q.pause`, `q.configure` and the other admin calls '
     'waited without limit | they wait at most 2 s, then 55P03 naming the oldest holders | '
