@@ -135,6 +135,18 @@ comment on column q_data.queue.max_lease is
   'The longest lease q.claim and q.heartbeat accept for this queue (22023 beyond); at least the queue''s default '
   'lease. Default 1 hour: a longer job heartbeats.';
 """
+JOB_INFO_KEY = """
+alter type q.job_info add attribute concurrency_key text;
+comment on type q.job_info is
+  'A job as an admin sees it: state is waiting, scheduled, running, completed, dead or cancelled; lease_until '
+  'is set while running, finished_at once finished; concurrency_key is the flow-control key it was enqueued with.';
+"""
+JOB_INFO_NO_KEY = """
+alter type q.job_info drop attribute concurrency_key;
+comment on type q.job_info is
+  'A job as an admin sees it: state is waiting, scheduled, running, completed, dead or cancelled; lease_until '
+  'is set while running, finished_at once finished.';
+"""
 OLD_CONFIGURE = (
     "q.configure(text, interval, integer, integer, interval, interval, boolean, interval,"
     " integer, integer, boolean, integer, interval, text[], integer, interval)"
@@ -318,6 +330,8 @@ def upgrade() -> None:
     run_frozen("0008", "internal/schedule_now.sql")
     run_frozen("0008", "internal/cron_longest_gap.sql")
     run_frozen("0008", "functions/allow_test_clock.sql")
+    # q.jobs says each job's concurrency key (issue 23 item 7).
+    _execute(JOB_INFO_KEY)
     # Admin calls wait at most 2 s for a lock and then say who holds it (issue 21 item 7).
     run_frozen("0008", "internal/lock_wait_failed.sql")
     # Leases capped by the queue's max_lease (issue 21 item 7); a queue whose lease is longer keeps it as its cap.
@@ -414,6 +428,7 @@ def downgrade() -> None:
         "alter table q_data.queue drop column max_lease;\n"
         "drop table q_data.test_clock;\n"
     )
+    _execute(JOB_INFO_NO_KEY)
     _execute(MOVE_BACK)
     run_frozen("0004", "internal/schedule_now.sql")
     run_frozen("0001", "functions/cancel.sql")

@@ -437,7 +437,7 @@ select results_eq(
   $$ values ('id', 'bigint'), ('queue', 'text'), ('state', 'text'), ('attempt', 'integer'),
             ('crashes', 'integer'), ('priority', 'integer'), ('run_at', 'timestamp with time zone'),
             ('lease_until', 'timestamp with time zone'), ('finished_at', 'timestamp with time zone'),
-            ('dedup_key', 'text'), ('payload', 'jsonb'), ('errors', 'jsonb') $$,
+            ('dedup_key', 'text'), ('payload', 'jsonb'), ('errors', 'jsonb'), ('concurrency_key', 'text') $$,
   'q.job_info has the documented columns, in order');
 
 select results_eq(

@@ -318,3 +318,5 @@ class JobInfo:
     dedup_key: str | None
     payload: Any
     errors: list[dict[str, Any]] | None
+    # The flow-control key it was enqueued with (revision 0008; None on an older database).
+    concurrency_key: str | None = None

@@ -49,8 +49,11 @@ create type q.job_info as (
   finished_at  timestamptz,
   dedup_key    text,
   payload      jsonb,
-  errors       jsonb
+  errors       jsonb,
+  -- (revision 0008: a client in any language sees a job's key without the
+  -- producer putting it in the payload too)
+  concurrency_key text
 );
 
 comment on type q.job_info is
-  'A job as an admin sees it: state is waiting, scheduled, running, completed, dead or cancelled; lease_until is set while running, finished_at once finished.';
+  'A job as an admin sees it: state is waiting, scheduled, running, completed, dead or cancelled; lease_until is set while running, finished_at once finished; concurrency_key is the flow-control key it was enqueued with.';

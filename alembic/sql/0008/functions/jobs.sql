@@ -29,15 +29,17 @@ begin
         select j.id, qq.name,
                case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' else 'running' end,
                j.attempt::integer, coalesce(j.crashes, 0)::integer, j.priority::integer, j.run_at,
-               j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors
+               j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors, j.concurrency_key
           from q_data.job j
           join q_data.queue qq on qq.id = j.queue_id
         union all
         select h.id, qq.name, h.state, h.attempt::integer, coalesce(h.crashes, 0)::integer,
-               h.priority::integer, h.run_at, null::timestamptz, h.finished_at, h.dedup_key, h.payload, h.errors
+               h.priority::integer, h.run_at, null::timestamptz, h.finished_at, h.dedup_key, h.payload, h.errors,
+               h.concurrency_key
           from q_data.job_history h
           join q_data.queue qq on qq.id = h.queue_id
-      ) as a (id, queue, state, attempt, crashes, priority, run_at, lease_until, finished_at, dedup_key, payload, errors)
+      ) as a (id, queue, state, attempt, crashes, priority, run_at, lease_until, finished_at, dedup_key, payload, errors,
+              concurrency_key)
      where (jobs.queue is null or a.queue = jobs.queue)
        and (jobs.state is null or a.state = jobs.state)
        and (jobs.id is null or a.id = jobs.id)
@@ -47,7 +49,7 @@ end
 $$;
 
 comment on function q.jobs(text, text, bigint, integer) is
-  'Lists jobs newest first, live and finished, optionally of one queue, one state (waiting, scheduled, running, completed, dead, cancelled) or one id; at most max_rows (1..10000). For admins, who have no table privileges.';
+  'Lists jobs newest first, live and finished, optionally of one queue, one state (waiting, scheduled, running, completed, dead, cancelled) or one id, with their concurrency keys; at most max_rows (1..10000). For admins, who have no table privileges.';
 
 revoke all on function q.jobs(text, text, bigint, integer) from public;
 grant execute on function q.jobs(text, text, bigint, integer) to pgq_viewer;
