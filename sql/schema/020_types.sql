@@ -50,7 +50,7 @@ create type q.job_info as (
   dedup_key    text,
   payload      jsonb,
   errors       jsonb,
-  -- (revision 0008: a client in any language sees a job's key without the
+  -- (revision 0008: a client in any language sees the key of a job without the
   -- producer putting it in the payload too)
   concurrency_key text
 );
