@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 from dashboard_support import SCREENSHOTS, chromium, dashboard, installed, jobs_in_every_state, state_of
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -43,8 +44,19 @@ def shown_ids(browser: Any) -> list[int]:
     return [int(r.get_attribute("data-job")) for r in browser.find_elements(By.CSS_SELECTOR, "#jobs tbody tr")]
 
 
-def flash(browser: Any) -> str:
-    return str(WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.ID, "flash"))).text)
+def flash(browser: Any, expected: str | None = None) -> str:
+    """The flash message; with `expected`, once it says that. (After a click the previous page's
+    message is still there until the next page replaces it: reading it then raced the navigation.)"""
+    def read(b: Any) -> str | bool:
+        try:
+            text = str(b.find_element(By.ID, "flash").text)
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+        return text if expected is None or text == expected else False
+    try:
+        return str(WebDriverWait(browser, 10).until(read))
+    except TimeoutException:
+        return str(read(browser))
 
 
 def pause_auto_refresh(browser: Any) -> None:
@@ -76,7 +88,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
 
         # Pause a queue: the database says paused, the page offers Resume.
         row.find_element(By.CSS_SELECTOR, "button.pause").click()
-        assert flash(browser) == "queue emails paused"
+        assert flash(browser, "queue emails paused") == "queue emails paused"
         assert paused(db_url, "emails")
         row = browser.find_element(By.CSS_SELECTOR, 'tr[data-queue="emails"]')
         assert "paused" in row.text and row.find_elements(By.CSS_SELECTOR, "button.resume")
@@ -88,7 +100,7 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         browser.save_screenshot(str(out / "dashboard-dead.png"))
         first = made.dead_mailbox[0]
         browser.find_element(By.CSS_SELECTOR, f'tr[data-job="{first}"] button.retry').click()
-        assert flash(browser) == f"job {first} is waiting again"
+        assert flash(browser, f"job {first} is waiting again") == f"job {first} is waiting again"
         assert state_of(db_url, first) == "waiting"
         assert first not in shown_ids(browser)  # back on the dead list, without it
 
@@ -131,20 +143,20 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
         browser.get(base + f"/jobs/{victim}")
         browser.find_element(By.CSS_SELECTOR, "button.cancel").click()
         wait.until(ec.alert_is_present()).accept()
-        assert flash(browser) == f"job {victim} cancelled"
+        assert flash(browser, f"job {victim} cancelled") == f"job {victim} cancelled"
         assert state_of(db_url, victim) == "cancelled"
 
         # Bulk: every dead job of the queue back at once.
         browser.get(base + "/dead?queue=emails")
         browser.find_element(By.CSS_SELECTOR, ".bulk button.retry").click()
         wait.until(ec.alert_is_present()).accept()
-        assert flash(browser) == "3 dead job(s) of emails waiting again"
+        assert flash(browser, "3 dead job(s) of emails waiting again") == "3 dead job(s) of emails waiting again"
         assert all(state_of(db_url, j) == "waiting" for j in [*made.dead_mailbox, made.dead_timeout])
 
         # Resume the queue.
         browser.get(base + "/")
         browser.find_element(By.CSS_SELECTOR, 'tr[data-queue="emails"] button.resume').click()
-        assert flash(browser) == "queue emails resumed"
+        assert flash(browser, "queue emails resumed") == "queue emails resumed"
         assert not paused(db_url, "emails")
 
         # Limits: a queue at its concurrency limit shows as full, with the jobs its keys hold back.
@@ -239,12 +251,12 @@ def test_the_dashboard_in_chromium_refreshes_itself_pauses_schedules_and_opens_a
             " && document.documentElement.scrollWidth <= window.innerWidth")
         browser.save_screenshot(str(out / "dashboard-schedules.png"))
         row.find_element(By.CSS_SELECTOR, "button.pause").click()
-        assert flash(browser) == "schedule nightly-report paused"
+        assert flash(browser, "schedule nightly-report paused") == "schedule nightly-report paused"
         assert schedule_paused(db_url, "nightly-report")
         row = browser.find_element(By.CSS_SELECTOR, 'tr[data-schedule="nightly-report"]')
         assert row.find_element(By.CSS_SELECTOR, "td.paused").text == "yes"
         row.find_element(By.CSS_SELECTOR, "button.resume").click()
-        assert flash(browser) == "schedule nightly-report resumed"
+        assert flash(browser, "schedule nightly-report resumed") == "schedule nightly-report resumed"
         assert not schedule_paused(db_url, "nightly-report")
 
         # Auto-refresh: the queue page shows new jobs without a reload; paused, it does not; on again, it does.
