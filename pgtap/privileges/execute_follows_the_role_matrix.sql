@@ -5,7 +5,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(468);
+select plan(473);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -42,6 +42,7 @@ insert into matrix values
   ('current_claims',          false, false, false, false),
   ('ensure_queue',            false, false, false, false),
   ('notify_queues',           false, false, false, false),
+  ('note_wait',               false, false, false, false),
   ('error_entry',             false, false, false, false),
   ('lost_reason',             false, false, false, false),
   ('finish',                  false, false, false, false),
