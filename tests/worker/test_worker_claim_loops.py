@@ -160,7 +160,11 @@ def test_one_notification_wakes_one_idle_loop_not_all_four(db_url: str) -> None:
     finally:
         worker.stop()
         assert worker.join(10)
-    assert rounds == 2, f"{rounds} round trips for one job: one claim, then its complete"
+    # One claim (it finds the job: the loop claims again, since only an empty claim makes enqueues notify
+    # it), the empty claim that starts its wait (with the complete if the job is done by then), two more
+    # looks, at once and WAIT_RECHECK later (the race: sql/triggers/notify_enqueued.sql), the complete.
+    # Four loops woken at the NOTIFY would be three claims more.
+    assert rounds <= 5, f"{rounds} round trips for one job: claim, empty claim, two more looks, complete"
 
 
 def test_claim_loops_default_from_the_batch_size_and_never_exceed_the_concurrency() -> None:
