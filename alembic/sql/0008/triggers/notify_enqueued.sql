@@ -48,7 +48,8 @@
 --   W1  the worker's claim C1 finds nothing and inserts its waiter row R in
 --       the same transaction, which commits at time tR;
 --   W2  only after that answer (q.claim sets pgq.claim_waiting = 'new') does
---       it claim once more, C2, whose snapshot s2 is later than tR; then it
+--       it claim once more, C2, whose snapshot s2 is later than tR, and once
+--       more about 50 ms later (C3, the worker's WAIT_RECHECK); then it
 --       sleeps until a NOTIFY, or at most one poll interval.
 --   P   the producer's statement inserts job J; this trigger reads
 --       q_data.waiter with a snapshot taken at time tp; J commits at tJ > tp.
@@ -56,12 +57,15 @@
 -- worker, which LISTENed before it claimed; its next claim sees J. If
 -- tp < tR: if tJ < s2, C2 sees J (and if C1 saw it, there was no wait). The
 -- only miss is tp < tR < s2 < tJ: the producer's statement ran before the
--- wait began and committed after C2 looked. That job is picked up by the
--- worker's next poll (or another job's NOTIFY): never later than one poll
--- interval. For an autocommit enqueue tp to tJ is the end of the statement
--- and the commit's WAL flush, which must contain the worker's whole round
--- trip; a transaction that stays open after its enqueue widens it to the rest
--- of the transaction. The cost in the worst case is one poll interval.
+-- wait began and committed after C2 looked. C3 picks it up if it committed
+-- by then, else the worker's next poll (or another job's NOTIFY): never later
+-- than one poll interval. For an autocommit enqueue tp to tJ is the end of
+-- the statement and the commit's WAL flush, which must contain the worker's
+-- whole round trip; a transaction that stays open after its enqueue widens it
+-- to the rest of the transaction. The cost in the worst case is one poll
+-- interval (tests/worker/test_worker_wakeups_on_demand.py runs the race 200
+-- times: on a loaded 2-core machine most such jobs start within a few ms, a
+-- few at C3, all well within the 0.5 s poll).
 create or replace function q.tg_job__notify_enqueued()
 returns trigger
 language plpgsql
