@@ -137,7 +137,14 @@ begin
     perform q.flow_want(v_queue.id);
   end if;
   if v_waits then
-    perform q.note_wait(claim.queue, v_owner, v_wanted = claim.n);
+    if v_wanted = claim.n then
+      perform q.note_wait(claim.queue, v_owner, true);
+    else
+      -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:
+      -- this runs on every listening claim of a busy worker, and with no row
+      -- it is one index probe and no write.
+      delete from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner;
+    end if;
   end if;
 end
 $$;
