@@ -152,9 +152,10 @@ def run(ctx: Context) -> Section:
         conn.execute(PLAIN_TABLE)
         conn.execute("select q.configure(%s)", (QUEUE,))
     pgmq = None
-    pgmq_found, skipped = peer_pgmq.available(srv)
-    if pgmq_found:
-        pgmq = pgmq_found[0]
+    why = peer_pgmq.missing()
+    skipped = [f"**Skipped: pgmq**: {why}."] if why else []
+    if why is None:
+        pgmq = peer_pgmq.Pgmq(srv, f"{DB}_pgmq")
         pgmq.setup()
     variants = [ON, OFF, NOBODY, PLAIN] + ([PGMQ] if pgmq else [])
     counts = producer_counts(p.producers_clients, int(srv.setting("max_connections")))
