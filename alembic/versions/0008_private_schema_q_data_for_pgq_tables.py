@@ -150,8 +150,9 @@ create table q_data.waiter (
 
 comment on table q_data.waiter is
   'Sessions waiting for jobs of a queue: an enqueue into the queue sends NOTIFY pgq only while a row names it. '
-  'Written by q.claim with pgq.listening = on and an owner key (an empty claim adds the row, a claim that finds '
-  'jobs deletes it); rows of ended sessions go with their q_data.session row (q.reap).';
+  'Written by q.claim with pgq.listening = on and an owner key (a claim that comes back short, or empty with '
+  'pgq.wait_when = empty, adds the row; any other claim deletes it); rows of ended sessions go with their '
+  'q_data.session row (q.reap).';
 
 revoke all on q_data.waiter from public;
 """

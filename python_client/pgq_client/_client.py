@@ -499,7 +499,7 @@ def listen(
     call returns, so no notification sent after that is missed.
     Notifications are hints: poll as well, they can be lost. An enqueue notifies only a queue some
     session waits for (revision 0008): claim with ``pgq.listening = on`` and ``owner`` the session key
-    of this connection, so that an empty claim records the wait, or set ``pgq.notify = always`` for the
+    of this connection, so that a short claim records the wait, or set ``pgq.notify = always`` for the
     producers (README, Notifications).
     """
     if not conn.autocommit:

@@ -209,11 +209,13 @@ ROUND_BRANCHES["blocked"] = (
     f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
 )
 # Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
-# so that an empty claim records that the worker waits for the queue (q.note_wait: only then does an
-# enqueue NOTIFY) and a claim a limit cut short asks the next freed slot for one (q.flow_want). No rows.
+# so that an empty claim (pgq.wait_when = empty: the worker claims until empty) records that the
+# worker waits for the queue (q.note_wait: only then does an enqueue NOTIFY) and a claim a limit cut
+# short asks the next freed slot for one (q.flow_want). No rows.
 ROUND_BRANCHES["listening"] = (
     f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
-    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
+    " from (select set_config('pgq.listening', 'on', true) as s,"
+    " set_config('pgq.wait_when', 'empty', true) as e) l where l.s is null"
 )
 # Wake-ups on demand (issue 22): after a listening claim, one row (kind 'w') when that claim started
 # its session's wait for the queue (q.claim sets pgq.claim_waiting = 'new'): the worker claims once

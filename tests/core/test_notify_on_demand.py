@@ -1,8 +1,9 @@
 """Wake-ups on demand (issue 22): an enqueue sends NOTIFY only while a session waits for its queue.
 
 A session waits for a queue when a claim it made with ``pgq.listening = on``
-and its liveness key came back empty (q_data.waiter); a claim that finds jobs
-ends the wait. Every check here watches from a separate LISTEN session, which
+and its liveness key came back empty (``pgq.wait_when = empty``, the worker
+runtime) or short (without it: loops that claim until short); any other claim
+ends the wait (q_data.waiter). Every check here watches from a separate LISTEN session, which
 is not itself a waiter: what it receives is what the producers sent.
 """
 
@@ -36,6 +37,7 @@ def waiting_worker(connect: Connect, *queues: str) -> tuple[psycopg.Connection[A
     w.execute("listen pgq")
     key = w.execute("select q.session_key()").fetchone()[0]
     w.execute("set pgq.listening = on")
+    w.execute("set pgq.wait_when = empty")  # as the worker runtime: it claims until a claim comes back empty
     for queue in queues:
         assert w.execute("select * from q.claim(%s, 10, owner => %s)", (queue, key)).fetchall() == []
     return w, key
@@ -61,7 +63,6 @@ def test_enqueues_while_the_only_worker_is_busy_send_no_notification(
 ) -> None:
     conn.execute("select q.enqueue_many('a', %s)", (Jsonb(list(range(30))),))
     worker, key = waiting_worker(connect)  # no empty claim yet
-    worker.execute("set pgq.listening = on")
     assert len(worker.execute("select * from q.claim('a', 10, owner => %s)", (key,)).fetchall()) == 10  # busy
     w = watcher(connect)
     producer = connect()
@@ -166,3 +167,22 @@ def test_a_repeatable_read_producer_notifies_without_a_waiter(conn: psycopg.Conn
     producer.execute("select q.enqueue('a', '{}')")
     producer.commit()
     assert received(w) == ["a"]
+
+
+def test_without_wait_when_a_short_claim_waits_and_a_full_one_ends_the_wait(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
+    # Loops that claim until a claim comes back short (workers before 0008, LISTEN loops of one's own).
+    loop = connect()
+    key = loop.execute("select q.session_key()").fetchone()[0]
+    loop.execute("set pgq.listening = on")
+    conn.execute("select q.enqueue_many('a', '[1, 2, 3]')")
+    assert len(loop.execute("select * from q.claim('a', 2, owner => %s)", (key,)).fetchall()) == 2
+    assert waiters(conn) == []
+    assert len(loop.execute("select * from q.claim('a', 2, owner => %s)", (key,)).fetchall()) == 1
+    assert waiters(conn) == [("a", key)], "short: it will not look again until told"
+    w = watcher(connect)
+    conn.execute("select q.enqueue_many('a', '[4, 5]')")
+    assert received(w) == ["a"]
+    assert len(loop.execute("select * from q.claim('a', 2, owner => %s)", (key,)).fetchall()) == 2
+    assert waiters(conn) == []

@@ -21,6 +21,7 @@ declare
   v_got          integer;
   v_promoted     boolean := false;
   v_waits        boolean;
+  v_until_empty  boolean;
 begin
   if claim.n is null or claim.n not between 1 and 1000 then
     raise exception 'n must be between 1 and 1000, got %', coalesce(claim.n::text, 'NULL')
@@ -70,8 +71,15 @@ begin
   end if;
   -- Wake-ups on demand (issue 22, sql/internal/note_wait.sql): a listening
   -- claimer with a liveness key says at the end whether it now waits.
-  v_waits := v_owner is not null and current_setting('pgq.listening', true) = 'on'
+  -- It waits from a claim that comes back short (fewer than n: a loop that
+  -- claims until short, as pgq's workers up to 0008 and most LISTEN loops
+  -- do), or, with pgq.wait_when = empty (the worker runtime since 0008),
+  -- only from one that comes back empty: a worker keeping up with its
+  -- producers gets short claims all the time and would be notified by
+  -- every enqueue.
+  v_waits := v_owner is not null and coalesce(current_setting('pgq.listening', true), '') = 'on'
              and current_setting('transaction_isolation') = 'read committed';
+  v_until_empty := v_waits and coalesce(current_setting('pgq.wait_when', true), '') = 'empty';
   -- Flow control (issue 11): a queue with a concurrency, rate or per-key
   -- rate limit takes slots first (sql/internal/flow_claim.sql); unlimited
   -- queues go on below.
@@ -82,7 +90,8 @@ begin
       -- Cut short by a limit (pgq.claim_blocked) is not idle: the queue has
       -- jobs, and the next freed slot notifies (q.flow_want).
       perform q.note_wait(claim.queue, v_owner,
-                          v_got = 0 and coalesce(current_setting('pgq.claim_blocked', true), '') = '');
+                          coalesce(current_setting('pgq.claim_blocked', true), '') = ''
+                          and v_got < case when v_until_empty then 1 else claim.n end);
     end if;
     return;
   end if;
@@ -137,7 +146,7 @@ begin
     perform q.flow_want(v_queue.id);
   end if;
   if v_waits then
-    if v_wanted = claim.n then
+    if v_wanted = claim.n or (v_wanted > 0 and not v_until_empty) then
       perform q.note_wait(claim.queue, v_owner, true);
     else
       -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:

@@ -13,9 +13,13 @@
 -- committed one at a time: 1,024-1,665 tx/s, against 3,362-3,493 with
 -- pgq.notify = off. A worker that is busy (its last claim found jobs) claims
 -- again without being told, so only an idle one needs the hint. Idle workers
--- say so: an empty claim made with pgq.listening = on and an owner key adds a
--- row to q_data.waiter (q.note_wait, written only on that idle transition),
--- and its next claim that finds jobs deletes it. This trigger only reads the
+-- say so: an empty claim made with pgq.listening = on, pgq.wait_when = empty
+-- (the worker runtime) and an owner key adds a row to q_data.waiter
+-- (q.note_wait, written only on that idle transition), and its next claim
+-- that finds jobs deletes it. (Without pgq.wait_when, a short claim waits, for
+-- loops that claim until short: workers before 0008, LISTEN loops of one's
+-- own; a worker keeping up with its producers then waits, and is notified,
+-- most of the time.) This trigger only reads the
 -- table: while nobody waits, an enqueue sends nothing and takes no lock; while
 -- a worker waits, the enqueues until it wakes send one each (pg_notify folds
 -- repeats within a transaction). A waiter whose session died costs at most
