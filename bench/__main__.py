@@ -31,6 +31,7 @@ MEASURES = [
     "sustained",
     "drain",
     "enqueue",
+    "producers",
     "pickup",
     "killed",
     "storage",

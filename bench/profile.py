@@ -62,6 +62,9 @@ class Profile:
     observe_reps: int = 9
     observe_loop_rounds: int = 15
     observe_loop_cycles: int = 1000
+    # concurrent producers (bench/measures/producers.py, issue 22): pgbench clients, seconds per run
+    producers_clients: tuple[int, ...] = (1, 8, 50, 200)
+    producers_seconds: int = 5
 
 
 FULL = Profile(
@@ -142,6 +145,8 @@ QUICK = Profile(
     sustained_long_minutes=0.1,
     sustained_long_interval_s=2.0,
     sustained_long_capacity_s=2.0,
+    producers_clients=(1, 8),
+    producers_seconds=1,
 )
 
 PROFILES = {p.name: p for p in (FULL, QUICK)}

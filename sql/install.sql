@@ -19,6 +19,7 @@
 \ir internal/check_queue_settings.sql
 \ir schema/080_queue_names.sql
 \ir schema/082_test_clock.sql
+\ir schema/090_waiter.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -29,6 +30,7 @@
 \ir internal/ensure_queue.sql
 \ir internal/notify_allowed.sql
 \ir internal/notify_queues.sql
+\ir internal/note_wait.sql
 \ir internal/error_entry.sql
 \ir internal/append_error.sql
 \ir internal/lost_reason.sql

@@ -16,7 +16,7 @@ select functions_are('q', array[
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
-  'current_claims', 'ensure_queue', 'notify_queues', 'error_entry', 'lost_reason', 'finish', 'backoff',
+  'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
@@ -97,6 +97,7 @@ select results_eq(
     ('q.lock_wait_failed(text,text)'),
     ('q.lost_reason(boolean)'),
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
+    ('q.note_wait(text,integer,boolean)'),
     ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
@@ -336,7 +337,7 @@ select is(
   array(select p.proname::text from pg_catalog.pg_proc p
          where p.pronamespace = 'q'::regnamespace and p.prosecdef
            and p.proname in ('lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim',
-                             'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'error_entry',
+                             'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues',
@@ -386,8 +387,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
-        'test_clock'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock');
+        'test_clock', 'waiter'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],

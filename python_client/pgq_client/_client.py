@@ -504,7 +504,10 @@ def listen(
     Needs an autocommit connection (a LISTEN inside a transaction waits for
     its commit), checked before anything is sent. LISTEN has run when this
     call returns, so no notification sent after that is missed.
-    Notifications are hints: poll as well, they can be lost.
+    Notifications are hints: poll as well, they can be lost. An enqueue notifies only a queue some
+    session waits for (revision 0008): claim with ``pgq.listening = on`` and ``owner`` the session key
+    of this connection, so that a short claim records the wait, or set ``pgq.notify = always`` for the
+    producers (README, Notifications).
     """
     if not conn.autocommit:
         raise ValueError("listen() needs an autocommit connection: connect(..., autocommit=True)")

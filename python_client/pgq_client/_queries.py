@@ -221,12 +221,22 @@ ROUND_BRANCHES["blocked"] = (
     f" as status, {_NO_JOB} where coalesce(current_setting('pgq.claim_blocked', true), '') <> ''"
 )
 # Before the claim, when the worker listens: says so to q.claim (pgq.listening, transaction-local),
-# so that a claim a limit cut short asks the next freed slot for a NOTIFY (q.flow_want). No rows.
+# so that an empty claim (pgq.wait_when = empty: the worker claims until empty) records that the
+# worker waits for the queue (q.note_wait: only then does an enqueue NOTIFY) and a claim a limit cut
+# short asks the next freed slot for one (q.flow_want). No rows.
 ROUND_BRANCHES["listening"] = (
     f"select 'l'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
-    " from (select set_config('pgq.listening', 'on', true) as s) l where l.s is null"
+    " from (select set_config('pgq.listening', 'on', true) as s,"
+    " set_config('pgq.wait_when', 'empty', true) as e) l where l.s is null"
 )
-ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked")
+# Wake-ups on demand (issue 22): after a listening claim, one row (kind 'w') when that claim started
+# its session's wait for the queue (q.claim sets pgq.claim_waiting = 'new'): the worker claims once
+# more before it sleeps, so a job committed while the wait began is not left for the poll.
+ROUND_BRANCHES["waiting"] = (
+    f"select 'w'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
+    " where current_setting('pgq.claim_waiting', true) = 'new'"
+)
+ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked", "waiting")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:

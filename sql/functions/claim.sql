@@ -20,6 +20,8 @@ declare
   v_wanted       integer := claim.n;
   v_got          integer;
   v_promoted     boolean := false;
+  v_waits        boolean;
+  v_until_empty  boolean;
 begin
   if claim.n is null or claim.n not between 1 and 1000 then
     raise exception 'n must be between 1 and 1000, got %', coalesce(claim.n::text, 'NULL')
@@ -38,6 +40,12 @@ begin
   if not found then
     -- A bad name is an error; a good one nobody has used yet is an empty queue.
     perform q.check_queue_name(claim.queue);
+    -- Wake-ups on demand: a worker may wait for a queue nobody has used yet.
+    if nullif(claim.owner, 0) is not null and current_setting('pgq.listening', true) = 'on'
+       and current_setting('transaction_isolation') = 'read committed'
+       and exists (select from q_data.session s where s.key = claim.owner) then
+      perform q.note_wait(claim.queue, claim.owner, true);
+    end if;
     return;
   end if;
   if claim.lease > v_queue.max_lease then
@@ -61,11 +69,30 @@ begin
       using errcode = '22023',
             hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
   end if;
+  -- Wake-ups on demand (issue 22, sql/internal/note_wait.sql): a listening
+  -- claimer with a liveness key says at the end whether it now waits.
+  -- It waits from a claim that comes back short (fewer than n: a loop that
+  -- claims until short, as pgq's workers up to 0008 and most LISTEN loops
+  -- do), or, with pgq.wait_when = empty (the worker runtime since 0008),
+  -- only from one that comes back empty: a worker keeping up with its
+  -- producers gets short claims all the time and would be notified by
+  -- every enqueue.
+  v_waits := v_owner is not null and coalesce(current_setting('pgq.listening', true), '') = 'on'
+             and current_setting('transaction_isolation') = 'read committed';
+  v_until_empty := v_waits and coalesce(current_setting('pgq.wait_when', true), '') = 'empty';
   -- Flow control (issue 11): a queue with a concurrency, rate or per-key
   -- rate limit takes slots first (sql/internal/flow_claim.sql); unlimited
   -- queues go on below.
   if v_queue.concurrency is not null or v_queue.rate is not null or v_queue.key_rate is not null then
     return query select * from q.flow_claim(v_queue, claim.n, coalesce(claim.lease, v_queue.lease), v_owner);
+    get diagnostics v_got = row_count;
+    if v_waits then
+      -- Cut short by a limit (pgq.claim_blocked) is not idle: the queue has
+      -- jobs, and the next freed slot notifies (q.flow_want).
+      perform q.note_wait(claim.queue, v_owner,
+                          coalesce(current_setting('pgq.claim_blocked', true), '') = ''
+                          and v_got < case when v_until_empty then 1 else claim.n end);
+    end if;
     return;
   end if;
   v_lease_until := clock_timestamp() + coalesce(claim.lease, v_queue.lease);
@@ -117,6 +144,16 @@ begin
   -- the NOTIFY of the next held job admitted (sql/internal/flow_want.sql).
   if v_wanted > 0 and v_queue.key_concurrency is not null then
     perform q.flow_want(v_queue.id);
+  end if;
+  if v_waits then
+    if v_wanted = claim.n or (v_wanted > 0 and not v_until_empty) then
+      perform q.note_wait(claim.queue, v_owner, true);
+    else
+      -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:
+      -- this runs on every listening claim of a busy worker, and with no row
+      -- it is one index probe and no write.
+      delete from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner;
+    end if;
   end if;
 end
 $$;

@@ -162,6 +162,10 @@ def test_sync_listen_yields_the_queue_name_after_an_enqueue_on_another_connectio
     conn: psycopg.Connection[Any], connect: Connect
 ) -> None:
     listening = connect()
+    # An enqueue notifies only a queue some session waits for: this one says so with an empty listening claim.
+    key = pgq_client.session_key(listening)
+    listening.execute("set pgq.listening = on")
+    assert pgq_client.claim(listening, "client", 1, owner=key) == []
     stop = threading.Event()
 
     def produce() -> None:  # keeps enqueuing until the listener has heard one (LISTEN happens lazily)
@@ -333,6 +337,10 @@ def test_async_listen_yields_the_queue_name_after_an_enqueue_on_another_connecti
             await psycopg.AsyncConnection.connect(db_url, autocommit=True) as listening,
             await psycopg.AsyncConnection.connect(db_url, autocommit=True) as producer,
         ):
+            # Only a queue some session waits for is notified: an empty listening claim says so.
+            key = await pgq_aio.session_key(listening)
+            await listening.execute("set pgq.listening = on")
+            assert await pgq_aio.claim(listening, "client", 1, owner=key) == []
 
             async def produce() -> None:  # until the listener has heard one (LISTEN happens lazily)
                 while True:

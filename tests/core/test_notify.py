@@ -15,10 +15,24 @@ Connect = Callable[..., psycopg.Connection[Any]]
 QUIET = 0.5  # how long "nothing arrives" is watched for
 
 
+# The queues these tests enqueue into and the listener waits for.
+QUEUES = ("a", "b", "mail.outbound:eu-1")
+
+
+def wait_for_jobs(connection: psycopg.Connection[Any], *queues: str) -> None:
+    """Say this session waits for the queues' jobs, as a worker does: an empty claim with pgq.listening = on
+    and a liveness key. An enqueue notifies only queues someone waits for (tests/core/test_notify_on_demand.py)."""
+    key = connection.execute("select q.session_key()").fetchone()[0]
+    connection.execute("select set_config('pgq.listening', 'on', false)")
+    for queue in queues:
+        connection.execute("select count(*) from q.claim(%s, 1, owner => %s)", (queue, key))
+
+
 @pytest.fixture
 def listener(connect: Connect) -> Iterator[psycopg.Connection[Any]]:
     connection = connect()
     connection.execute("listen pgq")
+    wait_for_jobs(connection, *QUEUES)
     yield connection
 
 

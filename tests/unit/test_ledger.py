@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
@@ -12,7 +13,7 @@ import pytest
 from pgq_client.context import RELEASED, JobContext
 from pgq_client.records import FailStatus, Job
 from pgq_client.worker._lanes import Lane
-from pgq_client.worker._ledger import Answer, Ledger, Result, ResultKind
+from pgq_client.worker._ledger import WAIT_RECHECK, Answer, Ledger, Result, ResultKind
 from pgq_client.worker._observer import Observer, OutcomeName
 from pgq_client.worker._plan import ClaimPlan
 
@@ -233,3 +234,17 @@ def test_a_heartbeat_that_says_cancelled_for_a_finished_job_reports_the_cancel_n
     messages = [r.getMessage() for r in caplog.records]
     assert [m for m in messages if "job_cancelled" in m] and not [m for m in messages if "job_lost" in m]
     assert ctx.cancelled and observer.tallied == [] and observer.lost_by_heartbeat == 0
+
+
+def test_the_claim_that_began_a_wait_makes_the_queue_worth_a_look_now_and_once_more_shortly_after() -> None:
+    # Wake-ups on demand: register, commit, then claim once more before sleeping (and at WAIT_RECHECK).
+    books = Ledger((lane(),), 1, ClaimPlan(("a",), until_empty=True), LOG)
+    rnd = books.take_round(claim=True)
+    books.settle(rnd, Answer())  # empty, and the wait already existed: sleep until a NOTIFY
+    assert not books.plan.any() and books.plan.next_due() is None
+    books.plan.hint("a")
+    rnd = books.take_round(claim=True)
+    books.settle(rnd, Answer(waiting=True))  # empty, and this claim began the wait
+    assert books.plan.worth("a"), "one more look at once"
+    due = books.plan.next_due()
+    assert due is not None and 0 < due - time.monotonic() <= WAIT_RECHECK

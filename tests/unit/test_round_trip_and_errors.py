@@ -121,3 +121,14 @@ def test_connection_errors_that_cannot_fix_themselves_are_told_apart_by_the_serv
 def test_a_server_that_is_down_or_busy_is_waited_out(message: str) -> None:
     exc = psycopg.OperationalError(message)
     assert fatal_reason(exc) is None and is_transient(exc)
+
+
+def test_a_listening_claim_asks_whether_it_started_a_wait_and_reads_the_answer() -> None:
+    rnd = Round(claim=Claim("a", 5, 0, 0, None), owner=9, listening=True)
+    statement, _ = build(rnd)  # type: ignore[misc]
+    assert statement == sql.round_statement(("listening", "claim", "blocked", "waiting"))
+    assert statement.index("pgq.listening") < statement.index("q.claim(") < statement.index("pgq.claim_waiting")
+    assert "pgq.claim_waiting" not in build(Round(claim=Claim("a", 5, 0, 0, None), owner=9))[0]  # type: ignore[index]
+    columns = ["kind", "id", "status", "queue", "payload", "attempt", "crashes", "priority", "token", "lease_until"]
+    assert read(columns, [["w", *[None] * 9]]).waiting is True
+    assert read(columns, []).waiting is False

@@ -157,3 +157,35 @@ def test_an_empty_claim_a_limit_cut_short_starts_no_slice_so_the_next_freed_slot
     _, hints = plan.pick()  # type: ignore[misc]
     plan.claimed("limited", 10, 0, hints, 1.001, limited=True)  # every slot taken: jobs wait behind the limit
     assert plan.notified("limited", 1.01) is Notice.CLAIM, "the freed slot's NOTIFY is not held back"
+
+
+def test_a_listening_worker_claims_a_queue_until_a_claim_comes_back_empty() -> None:
+    # Wake-ups on demand: only an empty claim records the wait that makes enqueues notify.
+    plan = ClaimPlan(("a",), until_empty=True)
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("a", 10, 3, hints, 0.0)
+    assert plan.worth("a"), "short but not empty: nobody would tell us about the next job"
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("a", 10, 0, hints, 0.0)
+    assert not plan.worth("a"), "empty: the claim recorded the wait, a NOTIFY will come"
+    poller = ClaimPlan(("a",))
+    _, hints = poller.pick()  # type: ignore[misc]
+    poller.claimed("a", 10, 3, hints, 0.0)
+    assert not poller.worth("a"), "a worker that does not listen stops at a short claim, as before"
+
+
+def test_an_empty_claim_that_was_on_its_way_when_another_found_jobs_does_not_stop_the_claims() -> None:
+    # Two claim loops: B found jobs (and so ended the wait A's empty claim may have seen as begun).
+    plan = ClaimPlan(("a",), until_empty=True)
+    _, hints_a = plan.pick()  # type: ignore[misc]
+    _, hints_b = plan.pick()  # type: ignore[misc]
+    plan.claimed("a", 10, 10, hints_b, 0.0)
+    plan.claimed("a", 10, 0, hints_a, 0.0)
+    assert plan.worth("a")
+
+
+def test_a_claim_cut_short_by_a_limit_stops_at_short_even_when_listening() -> None:
+    plan = ClaimPlan(("limited",), until_empty=True)
+    _, hints = plan.pick()  # type: ignore[misc]
+    plan.claimed("limited", 10, 2, hints, 0.0, limited=True)
+    assert not plan.worth("limited"), "the next freed slot notifies (q.flow_want)"

@@ -160,7 +160,12 @@ def test_one_notification_wakes_one_idle_loop_not_all_four(db_url: str) -> None:
     finally:
         worker.stop()
         assert worker.join(10)
-    assert rounds == 2, f"{rounds} round trips for one job: one claim, then its complete"
+    # One claim (it finds the job: a loop claims again, since only an empty claim makes enqueues notify
+    # it), the empty claim that starts its wait, two more looks, at once and WAIT_RECHECK later (the race:
+    # sql/triggers/notify_enqueued.sql), and the complete, which the handler's report sends with a claim
+    # of its own when it comes while the queue is still worth one. Four loops woken at the NOTIFY would
+    # add three claims at once to these.
+    assert rounds <= 6, f"{rounds} round trips for one job: claim, empty claim, two more looks, complete"
 
 
 def test_claim_loops_default_from_the_batch_size_and_never_exceed_the_concurrency() -> None:

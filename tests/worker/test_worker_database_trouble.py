@@ -112,6 +112,13 @@ def test_worker_behind_pgbouncer_in_transaction_mode_accounts_for_every_job_once
     worker = Worker(handler, "w", database_url=bounced, pgbouncer=True, concurrency=8, poll_interval=0.2).start()
     try:
         wait_for(lambda: completed(db_url) >= total, 60, "every job to complete through PgBouncer", step=0.1)
+        # Wake-ups on demand: lease-only claims never say they wait (no LISTEN through transaction
+        # pooling), so enqueues send no NOTIFY for them; an idle one finds new work by its poll.
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            assert conn.execute("select count(*) from q_data.waiter").fetchone()[0] == 0
+            conn.execute("select q.enqueue('w', '{\"n\": %s}')" % (total + 1))
+        wait_for(lambda: completed(db_url) > total, 0.2 + 0.5, "an idle PgBouncer worker to poll the new job")
+        total += 1
     finally:
         worker.stop()
         assert worker.join(15)

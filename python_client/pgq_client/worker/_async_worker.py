@@ -147,7 +147,8 @@ class AsyncWorker:
             raise ValueError(f"a queue may belong to one handler only, got {list(self.queues)}")
         self.log = logger or logging.getLogger(f"{ev.LOGGER_NAME}.worker")
         self._hooks = hooks
-        self._plan = ClaimPlan(self.queues)
+        # Listening with a liveness key: enqueues notify only while an empty claim says we wait.
+        self._plan = ClaimPlan(self.queues, until_empty=options.listen and not options.pgbouncer)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
         self._ledger.listening = options.listen
         self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
@@ -596,6 +597,10 @@ class AsyncWorker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
+        if len(answer.claimed) < rnd.claim.n and self._plan.worth(rnd.claim.queue):
+            # Short but not empty, or the claim that started our wait: a claim loop looks once more
+            # (only an empty claim makes enqueues notify us: _plan.py, wake-ups on demand).
+            self._waker.wake_one()
         if answer.blocked or self._plan.take_sooner():
             self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         return True

@@ -35,6 +35,11 @@ from ._plan import ClaimPlan
 RATE_RETRY_FLOOR = 0.005
 # How soon a claim that found every slot of a queue taken looks once more (seconds).
 CONCURRENCY_RECHECK = 0.05
+# Wake-ups on demand: after the claim that started the worker's wait for a queue, it looks once more at
+# once and once more this much later (seconds): a job whose enqueue ran before the wait began but
+# committed after that first look (a slow commit, a transaction held open after its enqueue) starts
+# then, not at the next poll. Later commits than this are left for the poll.
+WAIT_RECHECK = 0.05
 
 
 class ResultKind(str, Enum):
@@ -72,7 +77,8 @@ class Round:
     releases: list[JobContext] = field(default_factory=list)
     claim: Claim | None = None
     owner: int = 0  # the liveness key the claim is made with
-    listening: bool = False  # the worker LISTENs: a claim cut short by a limit asks for a NOTIFY
+    # The worker LISTENs: an empty claim says it waits; a claim cut short by a limit asks for a NOTIFY.
+    listening: bool = False
 
     def of(self, kind: ResultKind) -> list[Result]:
         return [r for r in self.results if r.kind == kind]
@@ -94,6 +100,9 @@ class Answer:
     # seconds until the next start is allowed.
     blocked: str = ""
     retry_in: float | None = None
+    # Wake-ups on demand: this (empty, listening) claim started the worker's wait for the queue, so
+    # enqueues notify from now on; one more claim covers a job that committed as the wait began.
+    waiting: bool = False
 
 
 @dataclass
@@ -370,6 +379,11 @@ class Ledger:
             now = time.monotonic()
             self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
                               limited=bool(answer.blocked))
+            if answer.waiting:
+                # Register first, commit, then claim once more before sleeping (and once more shortly
+                # after): the race argument is in sql/triggers/notify_enqueued.sql.
+                self.plan.hint(claim.queue)
+                self.plan.defer(claim.queue, now + WAIT_RECHECK)
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another

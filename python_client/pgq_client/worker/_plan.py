@@ -9,6 +9,13 @@ empty, a quiet slice of :data:`NOTIFY_DEBOUNCE` seconds begins for that queue: i
 the slice. So notifications cost a queue at most one empty claim per slice, and a real job that
 arrives during a flood still starts within about one slice. Claims that find jobs, and empty claims
 no notification asked for (the poll), start no slice: pickup without a flood is as prompt as before.
+
+Wake-ups on demand (issue 22): an enqueue notifies only while a worker waits for its queue, and a
+listening worker waits from its first *empty* claim (q.claim records it) until a claim finds jobs.
+So a listening worker (``until_empty``) keeps claiming a queue until a claim comes back empty, not
+just short: after a short claim that found jobs nobody would tell it about the next one. A claim that
+found jobs counts as a hint for claims of the same queue still on their way (their "came back empty"
+may predate it, and that claim ended the wait).
 """
 
 from __future__ import annotations
@@ -39,8 +46,11 @@ class ClaimPlan:
     been committed after the claim looked.
     """
 
-    def __init__(self, queues: tuple[str, ...], debounce: float = NOTIFY_DEBOUNCE) -> None:
+    def __init__(
+        self, queues: tuple[str, ...], debounce: float = NOTIFY_DEBOUNCE, *, until_empty: bool = False
+    ) -> None:
         self._queues = queues
+        self._until_empty = until_empty  # a listening worker: claim until empty (wake-ups on demand)
         self._more = dict.fromkeys(queues, True)
         self._hints = dict.fromkeys(queues, 0)
         self._next = 0
@@ -99,7 +109,8 @@ class ClaimPlan:
             return None
 
     def claimed(self, queue: str, asked: int, got: int, hints_then: int, now: float, *, limited: bool = False) -> None:
-        """Record a claim's result: a full claim means more work; a short one means none, unless hinted since.
+        """Record a claim's result: a full claim means more work; a short one means none, unless hinted since
+        (with until_empty: only an empty one; a short one that found jobs claims again).
 
         An empty claim of a queue a notification named since its last claim
         came back starts a quiet slice (see the module's text): within it,
@@ -111,8 +122,12 @@ class ClaimPlan:
         with self._lock:
             named = queue in self._named and not limited
             self._named.discard(queue)
-            if got < asked and self._hints[queue] == hints_then:
+            # A listening worker is told of new jobs only once a claim came back empty (its wait).
+            drained = got == 0 if self._until_empty and not limited else got < asked
+            if drained and self._hints[queue] == hints_then:
                 self._more[queue] = False
+            if got and self._until_empty:
+                self._hints[queue] += 1  # claims of this queue on their way: their "empty" is older
             if got:
                 self._rechecked.discard(queue)
                 self._quiet_until.pop(queue, None)

@@ -47,6 +47,7 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
         parts["blocked"] = ()
         if rnd.listening:
             parts["listening"] = ()
+            parts["waiting"] = ()
     if not parts:
         return None
     names = tuple(p for p in sql.ROUND_ORDER if p in parts)
@@ -76,6 +77,8 @@ def read(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Answer:
             limit, _, retry_in = str(row[status_]).partition(" ")
             answer.blocked = limit
             answer.retry_in = float(retry_in) if retry_in else None
+        elif kind == "w":
+            answer.waiting = True
         else:
             answer.released.add(row[id_])
     return answer
