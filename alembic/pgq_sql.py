@@ -13,6 +13,7 @@ relative to the including file) and ``\\set ...`` (ignored).
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ select r.rolname, r.rolsuper, r.rolcreaterole,
 """
 
 
+# Connections already prepared: run_frozen runs some 150 snapshots per upgrade, and the roles are made
+# (or found missing) by the first; later revisions need no role the first did not make.
+_prepared: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
 class InstallPrivilegeError(RuntimeError):
     """The installing role lacks a privilege pgq's migrations need; the message says which and what to do."""
 
@@ -56,10 +62,13 @@ def prepare_roles(connection: Any) -> None:
     someone who may) and membership in pgq_owner: otherwise this stops before anything is written,
     naming what is missing and the statements that fix it.
     """
+    if connection in _prepared:
+        return
     with connection.cursor() as cursor:
         cursor.execute(PRIVILEGES, {"roles": list(ROLES), "pairs": [",".join(p) for p in MEMBERSHIPS]})
         me, superuser, createrole, create_db, missing, owner_member, loose = cursor.fetchone()
         if superuser:
+            _prepared.add(connection)
             return
         problems = []
         if not create_db:
@@ -89,6 +98,7 @@ def prepare_roles(connection: Any) -> None:
                 "changed. Ask someone with CREATEROLE (or a superuser) to run, once per cluster: "
                 + " ".join(fix) + " (sql/roles.sql does the same); then run the migration again."
             )
+    _prepared.add(connection)
 
 
 def expand(path: Path) -> list[Path]:
