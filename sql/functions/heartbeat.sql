@@ -13,24 +13,22 @@ begin
     raise exception 'lease must be positive, got %', heartbeat.lease
       using errcode = '22023';
   end if;
-  -- (Looked up only when a lease is given: the worker's heartbeats pass
-  -- none. A stale token's heartbeat says 'lost' whatever its lease.)
-  if heartbeat.lease is not null then
-    select qq.name, qq.max_lease into v_queue
-      from q_data.job j join q_data.queue qq on qq.id = j.queue_id
-     where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
-    if heartbeat.lease > v_queue.max_lease then
-      raise exception 'lease % is longer than queue %''s max_lease %', heartbeat.lease, quote_literal(v_queue.name),
-        v_queue.max_lease
-        using errcode = '22023',
-              hint = 'heartbeat more often, or raise the cap: q.configure(queue, max_lease => ...)';
-    end if;
-  end if;
-
+  -- One statement: the queue row gives the default lease and the cap. A
+  -- lease over the cap raises after the update, which rolls it back with the
+  -- statement (no second look-up of the job). A stale token's heartbeat says
+  -- 'lost' whatever its lease.
   update q_data.job j
-     set lease_until = clock_timestamp()
-                       + coalesce(heartbeat.lease, (select qq.lease from q_data.queue qq where qq.id = j.queue_id))
-   where j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token;
+     set lease_until = clock_timestamp() + coalesce(heartbeat.lease, qq.lease)
+    from q_data.queue qq
+   where qq.id = j.queue_id
+     and j.id = heartbeat.id and j.state = 'r' and j.token = heartbeat.token
+  returning qq.name, qq.max_lease into v_queue;
+  if found and heartbeat.lease > v_queue.max_lease then
+    raise exception 'lease % is longer than queue %''s max_lease %', heartbeat.lease, quote_literal(v_queue.name),
+      v_queue.max_lease
+      using errcode = '22023',
+            hint = 'heartbeat more often, or raise the cap: q.configure(queue, max_lease => ...)';
+  end if;
   if found then
     return 'running';
   end if;
