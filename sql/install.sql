@@ -19,6 +19,7 @@
 \ir internal/check_queue_settings.sql
 \ir schema/080_queue_names.sql
 \ir schema/082_test_clock.sql
+\ir schema/085_claim_explained.sql
 \ir schema/090_waiter.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
@@ -81,6 +82,7 @@
 \ir functions/enqueue.sql
 \ir functions/enqueue_many.sql
 \ir functions/claim.sql
+\ir functions/claim_explained.sql
 \ir functions/complete.sql
 \ir functions/complete_many.sql
 \ir functions/fail.sql

@@ -3,12 +3,12 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(164);
+select plan(169);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
-  'session_key', 'enqueue', 'enqueue_many', 'claim', 'complete', 'complete_many',
+  'session_key', 'enqueue', 'enqueue_many', 'claim', 'claim_explained', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
@@ -47,6 +47,7 @@ select results_eq(
     ('q.check_queue_name(text)'),
     ('q.check_queue_settings(text,interval,smallint,smallint,interval,interval,interval,integer,integer,boolean,integer,interval,integer,interval,interval)'),
     ('q.claim(text,integer,interval,integer)'),
+    ('q.claim_explained(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
     ('q.complete(bigint,uuid)'),
@@ -144,6 +145,7 @@ select results_eq(
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
+    ('claim_explained', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.explained_claim'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
@@ -184,6 +186,7 @@ select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
 select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text, text) exists');
 select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
+select has_function('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'q.claim_explained(text, int, interval, int) exists');
 select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
 select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
 select has_function('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail(bigint, uuid, text, interval, boolean) exists');
@@ -223,6 +226,7 @@ select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_
 select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'bigint', 'q.enqueue returns bigint');
 select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
+select function_returns('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'setof q.explained_claim', 'q.claim_explained returns setof q.explained_claim');
 select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
 select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
 select function_returns('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'text', 'q.fail returns text');
@@ -258,6 +262,7 @@ select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_ke
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'volatile', 'q.enqueue is volatile');
 select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
+select volatility_is('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim_explained is volatile');
 select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
 select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
 select volatility_is('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'volatile', 'q.fail is volatile');
@@ -297,6 +302,7 @@ select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY D
 select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue is SECURITY DEFINER');
 select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
+select is_definer('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'q.claim_explained is SECURITY DEFINER');
 select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
 select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
 select is_definer('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail is SECURITY DEFINER');
@@ -406,8 +412,18 @@ select schema_privs_are('q_data', 'pgq_admin', '{}'::text[], 'pgq_admin has no U
 select schema_privs_are('q_data', 'public', '{}'::text[], 'PUBLIC has no USAGE on schema q_data');
 select schema_owner_is('q_data', 'pgq_owner', 'pgq_owner owns schema q_data');
 
-select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info', 'job_page_row'],
-  'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec, schedule_info and job_page_row');
+select types_are('q', array['claimed_job', 'queue_stats', 'job_info', 'cron_spec', 'schedule_info', 'job_page_row', 'explained_claim'],
+  'schema q has exactly the composite types claimed_job, queue_stats, job_info, cron_spec, schedule_info, job_page_row and explained_claim');
+
+select results_eq(
+  $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)
+       from pg_catalog.pg_attribute a
+      where a.attrelid = 'q.explained_claim'::regclass and a.attnum > 0 and not a.attisdropped
+      order by a.attnum $$,
+  $$ values ('id', 'bigint'), ('queue', 'text'), ('payload', 'jsonb'), ('attempt', 'integer'),
+            ('crashes', 'integer'), ('priority', 'integer'), ('token', 'uuid'),
+            ('lease_until', 'timestamp with time zone'), ('blocked', 'text'), ('retry_in', 'interval') $$,
+  'q.explained_claim has the columns of q.claimed_job, then blocked and retry_in');
 
 select results_eq(
   $$ select a.attname::text collate "default", pg_catalog.format_type(a.atttypid, a.atttypmod)

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(585);
+select plan(591);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -15,6 +15,7 @@ insert into matrix values
   ('enqueue_many',            true,  false, true,  false),
   ('session_key',             false, true,  true,  false),
   ('claim',                   false, true,  true,  false),
+  ('claim_explained',         false, true,  true,  false),
   ('complete',                false, true,  true,  false),
   ('complete_many',           false, true,  true,  false),
   ('fail',                    false, true,  true,  false),

@@ -165,18 +165,23 @@ begin
   -- Short, with nothing said yet, on a queue with a per-key rate: jobs an
   -- earlier claim (perhaps another worker's) put off may be due soon; say
   -- when the first is, so a worker comes back then and not at the reaper's
-  -- next promotion. One look at the queue's first 100 scheduled jobs.
+  -- next promotion. The first entry of job_put_off_idx (revision 0009: until
+  -- then a look at the queue's first 100 scheduled jobs, which said nothing
+  -- when more than 100 delayed jobs or retries came first).
+  -- retry_in is never below 0.01 s (here and below): a put-off job already
+  -- due that this claim did not promote, or a slot another claim holds
+  -- locked, frees within milliseconds, and "0" made clients claim in a busy
+  -- loop.
   if v_total < flow_claim.n and (flow_claim.queue).key_rate is not null
      and current_setting('pgq.claim_blocked') = '' then
-    select min(x.run_at) into v_due
-      from (select j.run_at, j.rate_wait from q_data.job j
-             where j.queue_id = (flow_claim.queue).id and j.state = 's'
-             order by j.run_at
-             limit 100) x
-     where x.rate_wait;
+    select j.run_at into v_due
+      from q_data.job j
+     where j.queue_id = (flow_claim.queue).id and j.state = 's' and j.rate_wait
+     order by j.run_at
+     limit 1;
     if v_due is not null then
       perform set_config('pgq.claim_blocked', 'key_rate', true);
-      perform set_config('pgq.claim_retry_in', greatest(extract(epoch from v_due - clock_timestamp()), 0)::text, true);
+      perform set_config('pgq.claim_retry_in', greatest(extract(epoch from v_due - clock_timestamp()), 0.01)::text, true);
     end if;
   end if;
   if v_rate_capped and current_setting('pgq.claim_blocked') <> 'key_rate' then
@@ -185,7 +190,7 @@ begin
     perform set_config('pgq.claim_retry_in',
       -- (a slot never used is '-infinity': free now, not an error)
       (select greatest(extract(epoch from greatest(r.used_at, v_now - (flow_claim.queue).per)
-                                          + (flow_claim.queue).per - clock_timestamp()), 0)::text
+                                          + (flow_claim.queue).per - clock_timestamp()), 0.01)::text
          from q_data.rate_slot r
         where r.queue_id = (flow_claim.queue).id and r.n <= (flow_claim.queue).rate
         order by r.used_at

@@ -229,11 +229,14 @@ begin
 
   -- Short because of key rates: say when to look again (pgq.claim_blocked
   -- and pgq.claim_retry_in, as q.flow_claim does for the queue's rate).
+  -- Never 0 (until 0009 a slot another claim held locked said "0", and a
+  -- client that trusted it claimed in a busy loop): at least 0.01 s, the
+  -- time that claim takes to commit.
   if cardinality(v_take) < flow_claim_keyed.n and (v_soonest is not null or v_busy) then
     perform set_config('pgq.claim_blocked', 'key_rate', true);
     perform set_config('pgq.claim_retry_in',
-      case when v_busy then '0'
-           else greatest(extract(epoch from v_soonest - clock_timestamp()), 0)::text end, true);
+      case when v_busy then '0.01'
+           else greatest(extract(epoch from v_soonest - clock_timestamp()), 0.01)::text end, true);
   end if;
 end
 $$;
