@@ -37,7 +37,10 @@ create type q.explained_claim as (
   retry_in     interval
 );
 comment on type q.explained_claim is
-  'A row of q.claim_explained: a claimed job (the q.claimed_job columns; all NULL on the one row of a claim that got nothing) with blocked (why the claim got fewer than n: concurrency, key_concurrency, rate, key_rate or paused; NULL when nothing but an empty queue stopped it) and retry_in (with rate or key_rate: how long until the limit lets the next job start, never zero; NULL otherwise).';
+  'A row of q.claim_explained: a claimed job (the q.claimed_job columns; all NULL on the one row of a '
+  'claim that got nothing) with blocked (why the claim got fewer than n: concurrency, key_concurrency, '
+  'rate, key_rate or paused; NULL when nothing but an empty queue stopped it) and retry_in (with rate or '
+  'key_rate: how long until the limit lets the next job start, never zero; NULL otherwise).';
 create index job_put_off_idx on q_data.job (queue_id, run_at) where state = 's' and rate_wait;
 """
 CLAIM_EXPLAINED_DOWN = """

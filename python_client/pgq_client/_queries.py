@@ -64,6 +64,8 @@ def oldest_form(forms: Forms, optional: Mapping[str, object]) -> tuple[str, tupl
 
 
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
+# One statement for any client: the jobs with why the claim came back short (issue 23 item 7).
+CLAIM_EXPLAINED = "select * from q.claim_explained(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
 COMPLETE_MANY = "select id from q.complete_many(ids => %s, tokens => %s) as id"
 FAIL = "select q.fail(id => %s, token => %s, error => %s, retry_in => %s, retryable => %s)"

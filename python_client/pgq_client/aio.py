@@ -21,7 +21,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
-from psycopg.rows import class_row, kwargs_row, scalar_row
+from psycopg.rows import class_row, dict_row, kwargs_row, scalar_row
 from psycopg.types.json import Jsonb
 
 from . import _queries as sql
@@ -32,6 +32,7 @@ from .records import (
     BeatStatus,
     BulkResult,
     CatchUp,
+    ClaimAnswer,
     FailStatus,
     HealthCheck,
     Job,
@@ -144,6 +145,28 @@ async def claim(
         decode_each(cur)
         await cur.execute(sql.CLAIM, (queue, n, lease, owner))
         return await cur.fetchall()
+
+
+async def claim_explained(
+    conn: AsyncConnection,
+    queue: str,
+    n: int = 1,
+    *,
+    lease: timedelta | None = None,
+    owner: int | None = None,
+) -> ClaimAnswer:
+    """Claim up to n due jobs and say why fewer came back (``q.claim_explained``), in one statement.
+
+    The same claim as :func:`claim` (same arguments, same errors), plus
+    ``blocked`` (the limit, or pause, that left the claim short) and
+    ``retry_in`` (with a rate or a key rate: when to look again). Unlike the
+    session settings ``pgq.claim_blocked``/``pgq.claim_retry_in``, this works on
+    an autocommit or pooled connection.
+    """
+    async with conn.cursor(row_factory=dict_row) as cur:
+        decode_each(cur)
+        await cur.execute(sql.CLAIM_EXPLAINED, (queue, n, lease, owner))
+        return ClaimAnswer.of_rows(await cur.fetchall())
 
 
 async def complete(conn: AsyncConnection, job_id: int, token: UUID) -> bool:

@@ -95,6 +95,42 @@ class Job:
     lease_until: datetime
 
 
+class Blocked(_Kind):
+    """Why ``q.claim_explained`` returned fewer jobs than asked (``ClaimAnswer.blocked``)."""
+
+    CONCURRENCY = "concurrency"  # every slot of the queue's concurrency is taken: a running job must end
+    KEY_CONCURRENCY = "key_concurrency"  # jobs held until a running job of their key ends
+    RATE = "rate"  # the queue's rate window is full: retry_in says when the next start is allowed
+    KEY_RATE = "key_rate"  # jobs put off by their key's rate: retry_in says when the first is due
+    PAUSED = "paused"  # q.pause: nothing is claimed until q.resume
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAnswer:
+    """What :func:`~pgq_client.claim_explained` got: the jobs, and why there are fewer than asked.
+
+    ``blocked`` is None when nothing but an empty queue stopped the claim.
+    ``retry_in`` is set (and positive) with ``RATE`` and ``KEY_RATE``: look again
+    then. With ``CONCURRENCY``/``KEY_CONCURRENCY`` no time is known (a running job
+    must end; a listening worker is notified), so it is None.
+    """
+
+    jobs: list[Job]
+    blocked: Blocked | None
+    retry_in: timedelta | None
+
+    @classmethod
+    def of_rows(cls, rows: list[dict[str, Any]]) -> ClaimAnswer:
+        """The rows of ``q.claim_explained`` (by column name): jobs where id is set, the reason on every row."""
+        first = rows[0] if rows else {}
+        blocked = first.get("blocked")
+        return cls(
+            jobs=[Job(**{f: r[f] for f in Job.__slots__}) for r in rows if r["id"] is not None],
+            blocked=Blocked(blocked) if blocked is not None else None,
+            retry_in=first.get("retry_in"),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a batch call did to one job: a :class:`FailStatus` or a :class:`BeatStatus`."""
