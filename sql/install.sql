@@ -106,6 +106,7 @@
 \ir functions/schedules.sql
 \ir functions/flow_block_reason.sql
 \ir functions/limits.sql
+\ir functions/busy_keys.sql
 \ir functions/throughput.sql
 \ir functions/throughput_totals.sql
 \ir functions/explain.sql

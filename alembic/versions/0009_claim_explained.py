@@ -44,6 +44,7 @@ comment on type q.explained_claim is
 create index job_put_off_idx on q_data.job (queue_id, run_at) where state = 's' and rate_wait;
 """
 CLAIM_EXPLAINED_DOWN = """
+drop function q.busy_keys(text, integer);
 drop function q.claim_explained(text, integer, interval, integer);
 drop type q.explained_claim;
 drop index q_data.job_put_off_idx;
@@ -62,6 +63,9 @@ def upgrade() -> None:
     run_frozen("0009", "functions/claim_explained.sql")
     run_frozen("0009", "internal/flow_claim.sql")
     run_frozen("0009", "internal/flow_claim_keyed.sql")
+    # Held is a state people can see (issue 23 item 4): the busiest keys, running jobs of keyed queues.
+    run_frozen("0009", "functions/busy_keys.sql")
+    run_frozen("0009", "functions/limits.sql")
     # --- end claim_explained ---
     run_frozen("0008", "owner.sql")  # last: pgq_owner owns it all
 
@@ -71,5 +75,6 @@ def downgrade() -> None:
     # (the 0008 bodies first: they no longer read job_put_off_idx)
     run_frozen("0008", "internal/flow_claim.sql")
     run_frozen("0008", "internal/flow_claim_keyed.sql")
+    run_frozen("0008", "functions/limits.sql")
     _execute(CLAIM_EXPLAINED_DOWN)
     # --- end claim_explained ---

@@ -3,14 +3,14 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(169);
+select plan(173);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'claim_explained', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
+  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
@@ -37,6 +37,7 @@ select results_eq(
     ('q.allow_test_clock(boolean)'),
     ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
+    ('q.busy_keys(text,integer)'),
     ('q.cancel(bigint)'),
     ('q.cancel_jobs(text,text,jsonb,integer)'),
     ('q.check_claim(bigint,uuid)'),
@@ -142,6 +143,7 @@ select results_eq(
       order by 1 $$,
   $$ values
     ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
+    ('busy_keys', 'queue text DEFAULT NULL::text, max_rows integer DEFAULT 10', 'TABLE(queue text, key text, admitted integer, running integer, held bigint)'),
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
@@ -215,6 +217,7 @@ select has_function('q', 'allow_test_clock', array['boolean'], 'q.allow_test_clo
 select has_function('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs(text, text, bigint, int) exists');
 select has_function('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason(bigint) exists');
 select has_function('q', 'limits', array['text'], 'q.limits(text) exists');
+select has_function('q', 'busy_keys', array['text', 'integer'], 'q.busy_keys(text, int) exists');
 select has_function('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule(text, text, text, jsonb, text, int, int, text, interval) exists');
 select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists');
 select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
@@ -249,6 +252,7 @@ select function_returns('q', 'health', '{}'::name[], 'setof record', 'q.health r
 select function_returns('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'setof q.job_info', 'q.jobs returns setof q.job_info');
 select function_returns('q', 'flow_block_reason', array['bigint'], 'setof record', 'q.flow_block_reason returns a table');
 select function_returns('q', 'limits', array['text'], 'setof record', 'q.limits returns a table');
+select function_returns('q', 'busy_keys', array['text', 'integer'], 'setof record', 'q.busy_keys returns a table');
 select function_returns('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule_info', 'q.schedule returns q.schedule_info');
 select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedule returns boolean');
 select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
@@ -291,6 +295,7 @@ select volatility_is('q', 'allow_test_clock', array['boolean'], 'volatile', 'q.a
 select volatility_is('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'stable', 'q.jobs is stable');
 select volatility_is('q', 'flow_block_reason', array['bigint'], 'stable', 'q.flow_block_reason is stable');
 select volatility_is('q', 'limits', array['text'], 'stable', 'q.limits is stable');
+select volatility_is('q', 'busy_keys', array['text', 'integer'], 'stable', 'q.busy_keys is stable');
 select volatility_is('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'volatile', 'q.schedule is volatile');
 select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule is volatile');
 select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
@@ -331,6 +336,7 @@ select is_definer('q', 'allow_test_clock', array['boolean'], 'q.allow_test_clock
 select is_definer('q', 'jobs', array['text', 'text', 'bigint', 'integer'], 'q.jobs is SECURITY DEFINER');
 select is_definer('q', 'flow_block_reason', array['bigint'], 'q.flow_block_reason is SECURITY DEFINER');
 select is_definer('q', 'limits', array['text'], 'q.limits is SECURITY DEFINER');
+select is_definer('q', 'busy_keys', array['text', 'integer'], 'q.busy_keys is SECURITY DEFINER');
 select is_definer('q', 'schedule', array['text', 'text', 'text', 'jsonb', 'text', 'integer', 'integer', 'text', 'interval'], 'q.schedule is SECURITY DEFINER');
 select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DEFINER');
 select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(591);
+select plan(597);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -56,6 +56,7 @@ insert into matrix values
   ('tg_job__notify_enqueued', false, false, false, false),
   ('flow_block_reason',       false, false, true,  true),
   ('limits',                  false, false, true,  true),
+  ('busy_keys',               false, false, true,  true),
   ('check_concurrency_key',   false, false, false, false),
   ('flow_take_key_slot',      false, false, false, false),
   ('flow_pass_key_slot',      false, false, false, false),

@@ -25,8 +25,14 @@ as $$
   -- must not count a million held rows).
   select qq.name,
          qq.concurrency,
-         (select count(*)::integer from q_data.queue_slot s
-           where s.queue_id = qq.id and s.job_id is not null),
+         -- With a concurrency limit, the slots taken; without one, the queue's
+         -- running jobs (job_running_idx; until 0009 the slots, so a keyed
+         -- queue running 4 jobs said "running 0").
+         case when qq.concurrency is not null
+              then (select count(*)::integer from q_data.queue_slot s
+                     where s.queue_id = qq.id and s.job_id is not null)
+              else (select count(*)::integer from q_data.job j
+                     where j.queue_id = qq.id and j.state = 'r') end,
          qq.key_concurrency,
          qq.ordered,
          (select count(distinct k.key)::integer from q_data.key_slot k
@@ -53,7 +59,7 @@ as $$
 $$;
 
 comment on function q.limits(text) is
-  'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs holding a concurrency slot, keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed; the per-key rate (key_rate starts per key_per for each concurrency key).';
+  'The flow-control limits of every limited queue (or the one named) and how full they are now: running jobs (with a concurrency limit: those holding its slots), keys with a busy slot, held jobs (exact up to 10,000, 10,001 means more), starts in the current rate window and, when the window is full, when the next start is allowed; the per-key rate (key_rate starts per key_per for each concurrency key).';
 
 revoke all on function q.limits(text) from public;
 grant execute on function q.limits(text) to pgq_viewer, pgq_monitor;
