@@ -127,6 +127,7 @@ CONFIGURE_FORMS: Forms = (
                            "key_per", "max_lease")),
 )
 LIMITS = "select * from q.limits(queue => %s)"
+BUSY_KEYS = "select * from q.busy_keys(queue => %s, max_rows => %s)"
 STATS = "select * from q.stats(exact_up_to => %s)"
 # The exporter's and the dashboard's read: any revision's q.stats (its default bound from 0004 on).
 STATS_DEFAULT = "select * from q.stats()"

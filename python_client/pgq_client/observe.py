@@ -199,6 +199,12 @@ def limits(conn: Connection) -> list[Row]:
     return _rows(conn, sql.LIMITS, (None,))
 
 
+def busy_keys(conn: Connection, *, max_rows: int = 10) -> list[Row]:
+    """The busiest concurrency keys per keyed queue: admitted, running and held jobs (``q.busy_keys``, revision
+    0009; check ``features``)."""
+    return _rows(conn, sql.BUSY_KEYS, (None, max_rows))
+
+
 # -- acting (pgq_admin) ---------------------------------------------------------------------------
 
 

@@ -176,6 +176,35 @@ def test_the_dashboard_in_chromium_pauses_retries_cancels_and_filters_for_real(
             browser.get(base + "/limits")
             row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#limits tr[data-queue="reports"]')))
             assert row.find_element(By.CSS_SELECTOR, "td.key-rate").text == "10 per 0:01:00"
+        if installed(db_url, "busy_keys"):  # revision 0009: running jobs of a keyed queue, the busiest keys
+            with psycopg.connect(db_url, autocommit=True) as conn:
+                conn.execute("select q.configure('tenants', key_concurrency => 2)")
+                conn.execute("select q.enqueue('tenants', '{}', concurrency_key => k)"
+                             " from unnest(array['acme', 'acme', 'acme', 'acme', 'acme', '<b>tiny</b>']) k")
+                claimed = [r[0] for r in conn.execute("select id from q.claim('tenants', 6)").fetchall()]
+                held = conn.execute("select id from q.jobs('tenants') where concurrency_key = 'acme'"
+                                    " and state = 'waiting' order by id limit 1").fetchone()[0]
+                acme_running = sorted(r[0] for r in conn.execute(
+                    "select id from q.jobs('tenants') where concurrency_key = 'acme' and state = 'running'"))
+            assert len(claimed) == 3  # acme's 2 slots and the other key's 1; 3 of acme's jobs are held
+            browser.get(base + "/limits")
+            row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#limits tr[data-queue="tenants"]')))
+            assert row.find_element(By.CSS_SELECTOR, "td.concurrency").text == "3 / unlimited"  # said 0 before 0009
+            assert row.find_element(By.CSS_SELECTOR, "td.held").text == "3"
+            keys = browser.find_elements(By.CSS_SELECTOR, '#busy-keys tr[data-queue="tenants"]')
+            assert [k.get_attribute("data-key") for k in keys] == ["acme", "<b>tiny</b>"]  # busiest first, escaped
+            assert [c.text for c in keys[0].find_elements(By.TAG_NAME, "td")][1:] == ["acme", "2 / 2 full", "2", "3"]
+            assert [c.text for c in keys[1].find_elements(By.TAG_NAME, "td")][1:] == ["<b>tiny</b>", "1 / 2", "1", "0"]
+            browser.save_screenshot(str(out / "dashboard-limits.png"))
+            # A held job's page: its key, and the jobs holding the key's slots as links.
+            browser.get(base + f"/jobs/{held}")
+            assert wait.until(ec.presence_of_element_located((By.ID, "concurrency-key"))).text.startswith("acme")
+            blocking = browser.find_elements(By.CSS_SELECTOR, "#explain a.blocking")
+            assert sorted(int(a.text) for a in blocking) == acme_running, [a.text for a in blocking]
+            target = blocking[0].text
+            blocking[0].click()
+            wait.until(ec.url_contains(f"/jobs/{target}"))
+            assert browser.find_element(By.TAG_NAME, "h1").text.startswith(f"Job {target}")
 
         # Health (q.health): every check of a fresh install; pages whose SQL is not installed say so.
         browser.get(base + "/health")

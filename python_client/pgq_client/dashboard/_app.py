@@ -76,6 +76,8 @@ SECURITY_HEADERS = {
 
 # Pages fetch themselves this often (static/pgq.js; a toggle pauses it; not a text search, not while editing a form).
 REFRESH_SECONDS = 5
+# Keys per keyed queue on the Limits page (q.busy_keys's max_rows).
+BUSY_KEYS_SHOWN = 5
 # A job id typed into the search box ("#" optional) opens that job; in quotes it is searched as text.
 JOB_ID = re.compile(r'\s*#?(\d{1,18})\s*')
 QUOTED_NUMBER = re.compile(r'\s*"(\d+)"\s*')
@@ -104,7 +106,7 @@ class Dashboard:
                                  undefined=jinja2.StrictUndefined)
         self.templates = Jinja2Templates(env=env)
         for name in ("age", "when", "iso", "in_zone", "pretty", "excerpt", "error_line", "cell", "every",
-                     "numbered_errors", "severity_counts"):
+                     "numbered_errors", "severity_counts", "linked_jobs"):
             env.filters[name] = getattr(fmt, name)
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
@@ -311,7 +313,20 @@ def make_app(dash: Dashboard) -> Starlette:
 
     health_page = listing("health", health_rows)
     schedules_page = listing("schedules", observe.schedules, schedule_actions)
-    limits_page = listing("limits", observe.limits)
+    def limits_page(request: Request) -> Response:
+        """q.limits per limited queue, each with its busiest keys (q.busy_keys, revision 0009, when granted)."""
+
+        def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
+            if not feats.may("limits"):
+                return {"rows": None, "present": feats.has("limits")}
+            keys: dict[str, list[observe.Row]] = {}
+            if feats.may("busy_keys"):
+                for k in observe.busy_keys(conn, max_rows=BUSY_KEYS_SHOWN):
+                    keys.setdefault(k["queue"], []).append(k)
+            return {"rows": observe.limits(conn), "keys": keys, "present": True,
+                    "keys_present": feats.may("busy_keys"), "busy_keys_shown": BUSY_KEYS_SHOWN}
+
+        return dash.render(request, "limits.html", {"nav": "limits", **dash.read(read)})
 
     # -- actions (POST, CSRF, admin) -------------------------------------------------------------------
 

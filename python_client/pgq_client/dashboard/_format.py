@@ -8,6 +8,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from markupsafe import Markup, escape
+
 # A traceback's frame line ("  File "x.py", line 3, in f"); the exception line follows the last one, unindented.
 _FRAME = re.compile(r'^\s+File "')
 TRUNCATED = re.compile(r" \[truncated: \d+ characters in all\]$")
@@ -168,3 +170,19 @@ def severity_counts(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
     for row in by_severity(rows):
         counts[str(row.get("severity"))] = counts.get(str(row.get("severity")), 0) + 1
     return list(counts.items())
+
+
+# "... are taken by jobs 23, 24": q.explain's key_concurrency reason (sql/internal/flow_reasons.sql) names the jobs
+# holding the key's slots; the job page links them.
+_BLOCKING = re.compile(r"(taken by jobs )(\d+(?:, \d+)*)")
+
+
+def linked_jobs(text: str, base: str) -> Markup:
+    """``text`` escaped, with the job ids of a "taken by jobs 23, 24" reason as links to their pages."""
+    escaped = str(escape(text))
+
+    def links(match: re.Match[str]) -> str:
+        ids = match.group(2).split(", ")
+        return match.group(1) + ", ".join(f'<a class="blocking" href="{escape(base)}/jobs/{i}">{i}</a>' for i in ids)
+
+    return Markup(_BLOCKING.sub(links, escaped))
