@@ -12,6 +12,7 @@ extra says which one to install instead of ending in a traceback.
 from __future__ import annotations
 
 import sys
+from importlib.util import find_spec
 from typing import Any
 
 __all__ = ["app", "main"]
@@ -39,6 +40,13 @@ def missing_extra_message(exc: ModuleNotFoundError) -> str | None:
 
 def main() -> None:
     """The console script: the command, or one line naming the extra it needs."""
+    if sys.argv[1:] == ["--version"] and find_spec("typer") is not None:
+        # The one answer that needs neither typer nor rich, which cost most of the start-up (without
+        # the cli extra it still says which extra the command needs, below).
+        from ._about import version_line
+
+        print(version_line())
+        return
     try:
         from ._commands import main as run
     except ModuleNotFoundError as exc:

@@ -24,12 +24,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from .. import migrations
-from .._version import __version__
 from ..migrations import MigrationsNotFound
 from ..records import CatchUp, Limit
 from ..worker import events as ev
 from ..worker._handlers import HandlerNotFound, load
 from ..worker.options import LIBPQ_ENV
+from ._about import version_line
 from ._tables import (
     STATES,
     health_table,
@@ -83,15 +83,6 @@ def fail(message: str, code: int = 1) -> NoReturn:
     # Escaped: messages quote user input and pip extras ("pgq-client[metrics]"), not rich markup.
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
-
-
-def version_line() -> str:
-    """``pgq --version``: the package's version and the schema revision it installs (pgq's Alembic head)."""
-    try:
-        revision = migrations.head()
-    except MigrationsNotFound as exc:
-        revision = f"unknown: {exc}"
-    return f"pgq {__version__} (pgq-client {__version__}, schema revision {revision})"
 
 
 def _print_version(value: bool) -> None:
