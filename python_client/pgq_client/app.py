@@ -585,7 +585,7 @@ class App:
 
         served = [t.queue for t in self._chosen(queues)]
         name = options.get("name") or self.options.get("name") or WorkerOptions.build().name
-        if (options.get("metrics_port") or self.options.get("metrics_port")) is not None:
+        if options.get("metrics_port") is not None or self.options.get("metrics_port") is not None:
             raise ValueError("metrics_port serves one worker's metrics: with several databases run"
                              " `pgq metrics` per database instead")
         workers = {}

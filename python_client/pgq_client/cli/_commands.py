@@ -139,10 +139,11 @@ def _urls() -> list[str]:
 
 
 @contextmanager
-def database() -> Iterator[psycopg.Connection[Any]]:
-    """An autocommit connection; database errors become a clear message and exit 1."""
+def database(url: str | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection (to url, else the command's one database); database errors become a clear
+    message and exit 1."""
     try:
-        with psycopg.connect(_url(), autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(_url() if url is None else url, autocommit=True, connect_timeout=10) as conn:
             yield conn
     except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id or queue
         fail(exc.diag.message_primary or str(exc))
@@ -832,13 +833,17 @@ def dashboard(
         int, typer.Option("--max-searches", min=1, help="Text searches run at once; more are refused (429).")
     ] = 2,
 ) -> None:
-    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C."""
+    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C.
+
+    With --database-url repeated: an index of the databases at / and each one's dashboard at /db/<name>/."""
     need_extra("dashboard", "starlette", "jinja2", "uvicorn", "multipart", "psycopg_pool")
     from ..dashboard import serve
 
-    url = _url()
-    with database() as conn:  # fail fast, with the usual one-line messages, if the database is not there
-        conn.execute("select 1")
+    urls = _urls()
+    for one in urls:  # fail fast, with the usual one-line messages, if a database is not there
+        with database(one) as conn:
+            conn.execute("select 1")
+    url: str | list[str] = urls[0] if len(urls) == 1 else urls
     mode = "read-only" if read_only else "actions as the database role allows"
     out.print(f"serving the pgq dashboard at http://{host}:{port}{root_path}/ ({mode})", highlight=False)
     if host in ("0.0.0.0", "::", "") and not allowed_host:
