@@ -3,22 +3,27 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import create_database, drop_database, url_for
 from dashboard_support import dashboard
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_dashboard_access import Browserless, is_paused, token
 
 
 @pytest.fixture
-def second_db(pgq_template: str) -> Iterator[str]:
-    name = create_database(template=pgq_template)
-    yield url_for(name)
-    drop_database(name)
+def second_db(pgq_template: str, db_url: str) -> Iterator[str]:
+    """A second pgq database on the test server (a copy of the pgq template, as db_url is)."""
+    admin = make_conninfo(db_url, dbname="postgres")
+    name = f"{pgq_template}_sib_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'create database "{name}" template "{pgq_template}"')
+    yield make_conninfo(db_url, dbname=name)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 def test_each_database_has_its_own_pages_and_actions_under_one_dashboard(

@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -157,13 +158,13 @@ def test_one_worker_process_drains_two_clusters_and_survives_one_restarting(
 
     went_down = time.time()
     cluster.restart_fast()
-    came_back = time.time()
-    # The other database kept being served while this one was down and coming back ...
-    kept = ran_between(db_url, "w", went_down, came_back)
-    # ... and the same process (never restarted) picks the restarted one up again.
+    # The same process (never restarted) picks the restarted database up again ...
     before = ran(other_db, "w")
     wait_for(lambda: ran(other_db, "w") > before, 30, "runs in the restarted database after the restart")
+    came_back = time.time()
     assert worker.poll() is None, output(tmp_path)
+    # ... and the other database kept being served while this one was down, restarting and reconnecting.
+    kept = ran_between(db_url, "w", went_down, came_back)
 
     wait_for(lambda: ran(db_url, "w") == total and ran(other_db, "w") == total, 120, "both databases drained")
     for url in (db_url, other_db):
@@ -225,3 +226,64 @@ def db_name(url: str) -> str:
     from psycopg.conninfo import conninfo_to_dict
 
     return str(conninfo_to_dict(url)["dbname"])
+
+
+@pytest.fixture
+def sibling_db(pgq_template: str, db_url: str) -> Iterator[str]:
+    """A second pgq database on the test server (a copy of the pgq template, as db_url is)."""
+    admin = make_conninfo(db_url, dbname="postgres")
+    name = f"{pgq_template}_sib_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'create database "{name}" template "{pgq_template}"')
+    yield make_conninfo(db_url, dbname=name)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def test_an_async_app_drains_a_list_of_databases_with_one_async_worker_group(db_url: str, sibling_db: str) -> None:
+    import asyncio
+
+    import pgq_client
+    from pgq_client.worker import AsyncWorkerGroup
+
+    ran_in: dict[str, list[int]] = {}
+    app = pgq_client.App(concurrency=2, name="async-group")
+
+    @app.task(queue="w")
+    async def handle(payload: dict[str, Any], job: pgq_client.JobContext) -> None:
+        async with job.connection() as conn:  # the pool of the job's own database
+            name = (await (await conn.execute("select current_database()")).fetchone())[0]
+        ran_in.setdefault(name, []).append(payload["n"])
+
+    for url in (db_url, sibling_db):
+        fill(url, "w", 10, 0)
+
+    async def main() -> dict[str, int]:
+        group = app.worker(databases=[db_url, sibling_db])
+        assert isinstance(group, AsyncWorkerGroup)
+        group.start()
+        deadline = time.monotonic() + 30
+        while group.completed < 20 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        group.stop()
+        assert await group.join(15)
+        return group.completed_by_database()
+
+    done = asyncio.run(main())
+    assert done == {db_name(db_url): 10, db_name(sibling_db): 10}
+    assert {k: sorted(v) for k, v in ran_in.items()} == {db_name(u): list(range(1, 11)) for u in (db_url, sibling_db)}
+
+
+def test_a_database_without_pgq_stops_the_whole_group_and_is_named(db_url: str,
+                                                                   new_database: Callable[[], str]) -> None:
+    from pgq_client import StartupError, Worker
+    from pgq_client.worker import WorkerGroup
+
+    empty = new_database()
+    group = WorkerGroup({"good": Worker(print, "w", database_url=db_url), "empty": Worker(print, "w",
+                                                                                          database_url=empty)})
+    started = time.monotonic()
+    with pytest.raises(StartupError, match="database empty: pgq is not installed"):
+        group.run(install_signal_handlers=False)
+    assert time.monotonic() - started < 20
+    assert all(not w.pool or w.pool.closed for w in group.workers.values())  # the good one was stopped too
