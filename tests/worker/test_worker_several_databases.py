@@ -178,6 +178,23 @@ def test_one_worker_process_drains_two_clusters_and_survives_one_restarting(
     assert log.count("worker_started") == 2 and log.count("worker_stopped") == 2, log
 
 
+def test_a_database_down_at_start_is_waited_for_while_the_other_is_served(
+        db_url: str, other_db: str, cluster: Cluster, spawn_worker: Callable[..., Any], tmp_path: Path) -> None:
+    fill(db_url, "w", 30, 0)
+    fill(other_db, "w", 30, 0)
+    cluster.run("stop")
+    try:
+        worker = spawn_worker("several_databases_app:record", "-q", "w", "--database-url", db_url,
+                              "--database-url", other_db)
+        wait_for(lambda: ran(db_url, "w") == 30, 60, f"the database that is up drained\n{output(tmp_path)}")
+        assert worker.poll() is None, output(tmp_path)
+    finally:
+        cluster.run("start")
+    wait_for(lambda: ran(other_db, "w") == 30, 60, f"the late database drained\n{output(tmp_path)}")
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(30) == 0, output(tmp_path)
+
+
 def test_an_app_with_a_queue_to_database_map_serves_each_queue_in_its_own_database(
         db_url: str, other_db: str, spawn_worker: Callable[..., Any], tmp_path: Path) -> None:
     fill(db_url, "orders", 30, 0)
