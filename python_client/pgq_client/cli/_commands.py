@@ -369,10 +369,15 @@ def _stats_of_several(once: bool, interval: float) -> None:
                 shown.append(stats_table(calls.stats(conn), title=title))
             except psycopg.Error as exc:
                 all_up = False
-                conns[name] = None
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                if isinstance(exc, (psycopg.errors.UndefinedFunction, psycopg.errors.InvalidSchemaName)):
+                    why = f"pgq is not installed in this database ({first}): run `pgq migrate`"
+                elif isinstance(exc, psycopg.OperationalError):
+                    why, conns[name] = f"not reachable: {first}", None
+                else:
+                    why = f"database error: {first}"
                 table = stats_table([], title=title)
-                table.caption = f"not reachable: {first}"
+                table.caption = why
                 shown.append(table)
         return Group(*shown), all_up
 
