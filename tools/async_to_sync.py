@@ -37,6 +37,7 @@ PKG = ROOT / "python_client" / "pgq_client"
 PAIRS = [
     (PKG / "aio.py", PKG / "_client.py"),
     (PKG / "worker" / "_async_worker.py", PKG / "worker" / "_worker.py"),
+    (PKG / "worker" / "_async_group.py", PKG / "worker" / "_group.py"),
 ]
 
 NAMES = {
@@ -45,6 +46,7 @@ NAMES = {
     "AsyncIterator": "Iterator",
     "AsyncGenerator": "Generator",
     "AsyncWorker": "Worker",
+    "AsyncWorkerGroup": "WorkerGroup",
     "AsyncWaker": "Waker",
     "AsyncEngine": "Engine",
     "_acompat": "_compat",

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -50,7 +51,8 @@ from .records import CatchUp, QueueLimits
 from .worker.options import TASK_SETTINGS, TaskSettings, WorkerOptions, auto_loops, check_queue_name
 
 if TYPE_CHECKING:
-    from .worker import AsyncWorker, Worker
+    from .worker import AsyncWorker, AsyncWorkerGroup, Worker, WorkerGroup
+    from .worker._databases import Databases
     from .worker._lanes import Lane
 
 P = TypeVar("P")
@@ -287,11 +289,25 @@ class App:
     with ``@app.task(limits=FlowLimits(...))`` (:meth:`sync_limits`): a limit the
     database has but the code does not declare is logged as a warning and
     kept, unless prune_limits=True removes it.
+    databases: the App's queues live in several databases (instead of
+    database_url): a list of URLs (every queue in each) or a queue -> URL map
+    (each queue in its own); the worker is then a group with one worker per
+    database (:class:`~pgq_client.worker.WorkerGroup`; see
+    ``docs/manual/several-databases.md``). A worker's own ``database_url`` or
+    ``databases`` (``pgq worker --database-url``, :meth:`worker`) wins over it.
     """
 
     def __init__(self, *, prune_schedules: bool = False, schedules_at_startup: bool = True,
-                 prune_limits: bool = False, limits_at_startup: bool = True, **options: Any) -> None:
+                 prune_limits: bool = False, limits_at_startup: bool = True, databases: Databases | None = None,
+                 **options: Any) -> None:
         WorkerOptions.build(**options)  # unknown or bad options fail here, not at start-up
+        if databases is not None:
+            from .worker._databases import plan
+
+            if options.get("database_url"):
+                raise ValueError("give database_url or databases, not both")
+            plan(databases, list(databases) if isinstance(databases, Mapping) else [])  # a bad setting fails here
+        self.databases = databases
         self.options = options
         self.prune_schedules = prune_schedules
         self.schedules_at_startup = schedules_at_startup
@@ -380,70 +396,82 @@ class App:
 
         return register
 
-    def sync_schedules(self, conn: psycopg.Connection[Any], *, prune: bool | None = None) -> list[str]:
+    def sync_schedules(self, conn: psycopg.Connection[Any], *, prune: bool | None = None,
+                       queues: Collection[str] | None = None) -> list[str]:
         """Write the declared schedules (create or replace; unchanged ones write nothing), in one transaction.
 
         prune (default: the App's prune_schedules) also deletes schedules into
         this App's queues that are no longer declared. Returns the names deleted.
+        queues: only the schedules into these queues (the queues that live in
+        this database, when the App's queues are spread over several).
         Needs pgq_admin. A worker calls this at start-up.
         """
         with conn.transaction():
             # Sorted: workers starting together lock the rows in one order.
-            for periodic in sorted(self.schedules.values(), key=lambda p: p.name):
+            for periodic in self._declared(queues):
                 periodic.write(conn)
-            gone = self._stale(_client.schedules(conn), prune)
+            gone = self._stale(_client.schedules(conn), prune, queues)
             for stale in gone:
                 _client.unschedule(conn, stale)
         return gone
 
-    async def sync_schedules_async(self, conn: psycopg.AsyncConnection[Any], *, prune: bool | None = None) -> list[str]:
+    async def sync_schedules_async(self, conn: psycopg.AsyncConnection[Any], *, prune: bool | None = None,
+                                   queues: Collection[str] | None = None) -> list[str]:
         """:meth:`sync_schedules` on an AsyncConnection."""
         async with conn.transaction():
-            for periodic in sorted(self.schedules.values(), key=lambda p: p.name):
+            for periodic in self._declared(queues):
                 await periodic.write_async(conn)
-            gone = self._stale(await aio.schedules(conn), prune)
+            gone = self._stale(await aio.schedules(conn), prune, queues)
             for stale in gone:
                 await aio.unschedule(conn, stale)
         return gone
 
-    def _stale(self, existing: Sequence[Any], prune: bool | None) -> list[str]:
+    def _declared(self, queues: Collection[str] | None) -> list[Periodic]:
+        return sorted((p for p in self.schedules.values() if queues is None or p.queue in queues), key=lambda p: p.name)
+
+    def _stale(self, existing: Sequence[Any], prune: bool | None, queues: Collection[str] | None = None) -> list[str]:
         if not (self.prune_schedules if prune is None else prune):
             return []
-        return sorted(s.name for s in existing if s.queue in self.tasks and s.name not in self.schedules)
+        mine = self.tasks if queues is None else queues
+        return sorted(s.name for s in existing if s.queue in mine and s.name not in self.schedules)
 
-    def sync_limits(self, conn: psycopg.Connection[Any], *, prune: bool | None = None) -> list[LimitPlan]:
+    def sync_limits(self, conn: psycopg.Connection[Any], *, prune: bool | None = None,
+                    queues: Collection[str] | None = None) -> list[LimitPlan]:
         """Write the queue limits the tasks declare (``@app.task(limits=...)``), in one transaction.
 
         Idempotent: a queue whose limits are as declared gets no write. A limit the database has
         for one of this App's queues that the code does not declare is kept and logged as a
         warning, unless prune (default: the App's prune_limits) removes it. Returns what was
-        planned per queue. Needs pgq_admin (``q.configure``). A worker calls this at start-up.
+        planned per queue. queues: only these queues (as for :meth:`sync_schedules`).
+        Needs pgq_admin (``q.configure``). A worker calls this at start-up.
         """
         with conn.transaction():
             current = {row.queue: row for row in _client.limits(conn)}
-            plans = self._limit_plans(current, prune)
+            plans = self._limit_plans(current, prune, queues)
             for plan in plans:
                 if plan.changes:
                     _client.configure(conn, plan.queue, **plan.changes)
         self._warn_undeclared(plans, current)
         return plans
 
-    async def sync_limits_async(self, conn: psycopg.AsyncConnection[Any], *,
-                                prune: bool | None = None) -> list[LimitPlan]:
+    async def sync_limits_async(self, conn: psycopg.AsyncConnection[Any], *, prune: bool | None = None,
+                                queues: Collection[str] | None = None) -> list[LimitPlan]:
         """:meth:`sync_limits` on an AsyncConnection."""
         async with conn.transaction():
             current = {row.queue: row for row in await aio.limits(conn)}
-            plans = self._limit_plans(current, prune)
+            plans = self._limit_plans(current, prune, queues)
             for plan in plans:
                 if plan.changes:
                     await aio.configure(conn, plan.queue, **plan.changes)
         self._warn_undeclared(plans, current)
         return plans
 
-    def _limit_plans(self, current: Mapping[str, QueueLimits], prune: bool | None) -> list[LimitPlan]:
+    def _limit_plans(self, current: Mapping[str, QueueLimits], prune: bool | None,
+                     queues: Collection[str] | None = None) -> list[LimitPlan]:
         pruning = self.prune_limits if prune is None else prune
+        mine = [q for q in self.tasks if queues is None or q in queues]
         # Sorted: workers starting together lock the queue rows in one order.
-        return [LimitPlan.make(q, self.tasks[q].limits, current.get(q), pruning) for q in sorted(self.tasks)]
+        return [LimitPlan.make(q, self.tasks[q].limits, current.get(q), pruning) for q in sorted(mine)]
 
     def _warn_undeclared(self, plans: list[LimitPlan], current: Mapping[str, QueueLimits]) -> None:
         for plan in plans:
@@ -458,24 +486,24 @@ class App:
     def _syncs_schedules(self) -> bool:
         return self.schedules_at_startup and bool(self.schedules or self.prune_schedules)
 
-    def _sync_hook(self, conn: Any) -> Any:
+    def _sync_hook(self, conn: Any, queues: Collection[str] | None = None) -> Any:
         if isinstance(conn, psycopg.AsyncConnection):
-            return self._sync_checked_async(conn)
+            return self._sync_checked_async(conn, queues)
         try:
             if self._syncs_schedules:
-                self.sync_schedules(conn)
+                self.sync_schedules(conn, queues=queues)
             if self._syncs_limits:
-                self.sync_limits(conn)
+                self.sync_limits(conn, queues=queues)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise self._needs_admin(exc) from exc
         return None
 
-    async def _sync_checked_async(self, conn: psycopg.AsyncConnection[Any]) -> None:
+    async def _sync_checked_async(self, conn: psycopg.AsyncConnection[Any], queues: Collection[str] | None) -> None:
         try:
             if self._syncs_schedules:
-                await self.sync_schedules_async(conn)
+                await self.sync_schedules_async(conn, queues=queues)
             if self._syncs_limits:
-                await self.sync_limits_async(conn)
+                await self.sync_limits_async(conn, queues=queues)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise self._needs_admin(exc) from exc
 
@@ -513,7 +541,7 @@ class App:
     def lanes(self, queues: Sequence[str] | None = None, **worker: Any) -> list[Lane]:
         """The worker's lanes: one per task (or per task of queues), with their effective settings;
         worker: the worker's own arguments (they win over the tasks' and the App's)."""
-        chosen = list(self.tasks.values()) if not queues else [self._task(q) for q in queues]
+        chosen = self._chosen(queues)
         if not chosen:
             raise ValueError("this App has no tasks: decorate a function with @app.task(...)")
         return [t.lane(i, self.options, worker) for i, t in enumerate(chosen)]
@@ -523,14 +551,57 @@ class App:
             raise ValueError(f"no task for queue {queue!r}; this App serves {', '.join(self.tasks) or 'nothing'}")
         return self.tasks[queue]
 
-    def worker(self, *, queues: Sequence[str] | None = None, **options: Any) -> Worker | AsyncWorker:
-        """A worker for every task (or those of queues), threads or asyncio as :attr:`is_async` says."""
-        from .worker import AsyncWorker, Worker
+    def worker(self, *, queues: Sequence[str] | None = None, databases: Databases | None = None,
+               **options: Any) -> Worker | AsyncWorker | WorkerGroup | AsyncWorkerGroup:
+        """A worker for every task (or those of queues), threads or asyncio as :attr:`is_async` says.
 
-        made: Worker | AsyncWorker = self._make(AsyncWorker if self.is_async else Worker, queues, options)
+        With several databases (databases=, else the App's unless database_url
+        is given here) a :class:`~pgq_client.worker.WorkerGroup` (or
+        :class:`~pgq_client.worker.AsyncWorkerGroup`): one worker per database,
+        run and stopped as one.
+        """
+        from .worker import AsyncWorker, AsyncWorkerGroup, Worker, WorkerGroup
+
+        async_ = self.is_async
+        chosen = self._databases(databases, options)
+        if chosen is not None:
+            group: WorkerGroup | AsyncWorkerGroup = self._group(
+                AsyncWorkerGroup if async_ else WorkerGroup, AsyncWorker if async_ else Worker, chosen, queues, options)
+            return group
+        made: Worker | AsyncWorker = self._make(AsyncWorker if async_ else Worker, queues, options)
         return made
 
-    def _make(self, cls: Any, queues: Sequence[str] | None, options: dict[str, Any]) -> Any:
+    def _databases(self, databases: Databases | None, options: Mapping[str, Any]) -> Databases | None:
+        """The databases a worker serves: the worker's own setting (database_url or databases) > the App's."""
+        if databases is not None and options.get("database_url"):
+            raise ValueError("give database_url or databases, not both")
+        if databases is not None:
+            return databases
+        return None if options.get("database_url") else self.databases
+
+    def _group(self, group_cls: Any, cls: Any, databases: Databases, queues: Sequence[str] | None,
+               options: dict[str, Any]) -> Any:
+        from .worker._databases import plan
+
+        served = [t.queue for t in self._chosen(queues)]
+        name = options.get("name") or self.options.get("name") or WorkerOptions.build().name
+        if options.get("metrics_port") is not None or self.options.get("metrics_port") is not None:
+            raise ValueError("metrics_port serves one worker's metrics: with several databases run"
+                             " `pgq metrics` per database instead")
+        workers = {}
+        for db in plan(databases, served):
+            # The map form: this database's schedules and limits are those of the queues that live there.
+            here = ([q for q in self.tasks if databases.get(q) == db.url] if isinstance(databases, Mapping)
+                    else None)
+            workers[db.label] = self._make(cls, db.queues or served,
+                                           {**options, "database_url": db.url, "name": f"{name}/{db.label}"}, here)
+        return group_cls(workers)
+
+    def _chosen(self, queues: Sequence[str] | None) -> list[Task[Any]]:
+        return list(self.tasks.values()) if not queues else [self._task(q) for q in queues]
+
+    def _make(self, cls: Any, queues: Sequence[str] | None, options: dict[str, Any],
+              sync_queues: Collection[str] | None = None) -> Any:
         from .worker._async_worker import Hooks
 
         given = {k: v for k, v in options.items() if v is not None}
@@ -545,18 +616,25 @@ class App:
             claim_loops=base.claim_loops or auto_loops((lane.concurrency, lane.batch_size) for lane in lanes))
         # Schedules and limits are written before the user's hooks and the first claim.
         syncs = self._syncs_schedules or self._syncs_limits
-        startup = ([self._sync_hook] if syncs else []) + list(self.startup_hooks)
+        hook = self._sync_hook if sync_queues is None else functools.partial(self._sync_hook, queues=sync_queues)
+        startup = ([hook] if syncs else []) + list(self.startup_hooks)
         return cls.from_lanes(lanes, opts, hooks=Hooks(startup, list(self.shutdown_hooks)))
 
-    def run_worker(self, *, queues: Sequence[str] | None = None, **options: Any) -> None:
+    def run_worker(self, *, queues: Sequence[str] | None = None, databases: Databases | None = None,
+                   **options: Any) -> None:
         """Run a worker for the tasks until SIGTERM/SIGINT (asyncio.run when a task is async)."""
-        run(self.worker(queues=queues, **options))
+        run(self.worker(queues=queues, databases=databases, **options))
 
-    async def run_worker_async(self, *, queues: Sequence[str] | None = None, **options: Any) -> None:
-        """Run an AsyncWorker for the tasks in the running event loop until stopped."""
-        from .worker import AsyncWorker
+    async def run_worker_async(self, *, queues: Sequence[str] | None = None, databases: Databases | None = None,
+                               **options: Any) -> None:
+        """Run an AsyncWorker (or AsyncWorkerGroup, several databases) for the tasks in the running event
+        loop until stopped."""
+        from .worker import AsyncWorker, AsyncWorkerGroup
 
-        worker: AsyncWorker = self._make(AsyncWorker, queues, options)
+        chosen = self._databases(databases, options)
+        worker: AsyncWorker | AsyncWorkerGroup = (
+            self._group(AsyncWorkerGroup, AsyncWorker, chosen, queues, options) if chosen is not None
+            else self._make(AsyncWorker, queues, options))
         await worker.run()
 
 
@@ -565,11 +643,11 @@ def _shared(values: Any) -> Any:
     return distinct.pop() if len(distinct) == 1 else None
 
 
-def run(worker: Worker | AsyncWorker) -> None:
-    """Run a worker to its end from sync code (asyncio.run for an AsyncWorker)."""
-    from .worker import AsyncWorker
+def run(worker: Worker | AsyncWorker | WorkerGroup | AsyncWorkerGroup) -> None:
+    """Run a worker (or a group of them) to its end from sync code (asyncio.run for the async ones)."""
+    from .worker import AsyncWorker, AsyncWorkerGroup
 
-    if isinstance(worker, AsyncWorker):
+    if isinstance(worker, (AsyncWorker, AsyncWorkerGroup)):
         asyncio.run(worker.run())
     else:
         worker.run()

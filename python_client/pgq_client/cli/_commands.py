@@ -1,6 +1,8 @@
 """The `pgq` command: migrate, run workers, enqueue, and look after queues and jobs.
 
-Every command reads the database from ``--database-url`` or ``$DATABASE_URL``.
+Every command reads the database from ``--database-url`` or ``$DATABASE_URL``;
+``pgq worker``, ``pgq stats`` and ``pgq dashboard`` take ``--database-url``
+repeated, one per database (``docs/manual/several-databases.md``).
 Bad arguments and database errors end with a one-line message and a non-zero
 exit status (2 for usage errors, 1 for everything else), never a traceback.
 """
@@ -12,6 +14,7 @@ import json
 import logging
 import os
 import re
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -76,7 +79,9 @@ err = Console(stderr=True)
 
 
 class State:
-    database_url = ""
+    database_url = ""  # the one database of a command that works on one
+    database_urls: list[str] = []  # every --database-url given, in order (none: $DATABASE_URL)
+    flag_urls: list[str] = []  # the --database-url options alone (an App's databases yield to them, not to the env)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -93,28 +98,43 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    database_url: str = typer.Option(
-        "", "--database-url", envvar="DATABASE_URL", show_envvar=True, help="PostgreSQL URL or key=value string."
-    ),
+    database_url: Annotated[list[str] | None, typer.Option(
+        "--database-url",
+        help="PostgreSQL URL or key=value string [env var: DATABASE_URL]. pgq worker, pgq stats and pgq dashboard"
+             " take it repeated, one per database.",
+    )] = None,
     version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True,
         help="Print the version and the schema revision it installs, and exit.",
     ),
 ) -> None:
-    State.database_url = database_url
+    # Read by hand, not with typer's envvar=: for a repeatable option click splits the variable at
+    # whitespace, which would cut a key=value conninfo ("host=a dbname=b") into two databases.
+    State.flag_urls = [u for u in database_url or [] if u]
+    State.database_urls = State.flag_urls or [u for u in [os.environ.get("DATABASE_URL", "")] if u]
+    State.database_url = State.database_urls[0] if State.database_urls else ""
 
 
 def _url() -> str:
+    if len(State.database_urls) > 1:
+        fail("this command works on one database: give --database-url once (pgq worker, pgq stats and"
+             " pgq dashboard take several)", 2)
     if not State.database_url and not any(os.environ.get(v) for v in LIBPQ_ENV):
         fail("no database: set DATABASE_URL or pass --database-url", 2)
     return State.database_url
 
 
+def _urls() -> list[str]:
+    """The databases of a command that takes several: every --database-url, else the one of :func:`_url`."""
+    return list(State.database_urls) if len(State.database_urls) > 1 else [_url()]
+
+
 @contextmanager
-def database() -> Iterator[psycopg.Connection[Any]]:
-    """An autocommit connection; database errors become a clear message and exit 1."""
+def database(url: str | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection (to url, else the command's one database); database errors become a clear
+    message and exit 1."""
     try:
-        with psycopg.connect(_url(), autocommit=True, connect_timeout=10) as conn:
+        with psycopg.connect(_url() if url is None else url, autocommit=True, connect_timeout=10) as conn:
             yield conn
     except psycopg.errors.NoDataFound as exc:  # P0002: unknown job id or queue
         fail(exc.diag.message_primary or str(exc))
@@ -186,7 +206,9 @@ def worker(
     """Run a worker until SIGTERM/SIGINT (a second signal exits at once, giving unfinished jobs back).
 
     For an App, a flag given here wins over the tasks' and the App's own settings; a flag not given
-    leaves them (the same effective settings as app.run_worker()).
+    leaves them (the same effective settings as app.run_worker()). --database-url repeated serves the
+    queues in every database given (one worker per database, in this process); without the flag an
+    App's own databases= setting wins over $DATABASE_URL.
     """
     import asyncio
 
@@ -206,16 +228,25 @@ def worker(
     if isinstance(found, App) and hook is not None:
         fail("--payload is for a plain handler; an App's tasks declare their payload models", 2)
     ev.configure(level, json_lines=log_json)
-    options["database_url"] = _url()
+    several = State.flag_urls if len(State.flag_urls) > 1 else None
+    if several is None and not (isinstance(found, App) and found.databases is not None and not State.flag_urls):
+        options["database_url"] = _url()
     try:
         if isinstance(found, App):
-            made: Any = found.worker(queues=queue, **options)
+            made: Any = found.worker(queues=queue, databases=several, **options)
         else:
-            from ..worker import AsyncWorker, Worker
+            from ..worker import AsyncWorker, AsyncWorkerGroup, Worker, WorkerGroup
+            from ..worker._databases import plan
             from ..worker._handlers import is_async
 
-            cls = AsyncWorker if is_async(found) else Worker
-            made = cls(found, queue or [], payload=hook, **options)
+            cls: Any = AsyncWorker if is_async(found) else Worker
+            if several is None:
+                made = cls(found, queue or [], payload=hook, **options)
+            else:  # one worker per database, run as one (what App.worker does with databases=)
+                name = options.pop("name", None) or f"{socket.gethostname()}:{os.getpid()}"
+                made = (AsyncWorkerGroup if cls is AsyncWorker else WorkerGroup)(
+                    {db.label: cls(found, queue or [], payload=hook, database_url=db.url, name=f"{name}/{db.label}",
+                                   **options) for db in plan(several, queue or [])})
     except (ValueError, TypeError) as exc:
         fail(str(exc), 2)
     try:
@@ -285,7 +316,12 @@ def stats(
     once: Annotated[bool, typer.Option("--once", help="Print the table once and exit.")] = False,
     interval: Annotated[float, typer.Option(min=0.1, help="Seconds between refreshes.")] = 1.0,
 ) -> None:
-    """Queues with their waiting, scheduled, running and dead counts (refreshing until Ctrl-C)."""
+    """Queues with their waiting, scheduled, running and dead counts (refreshing until Ctrl-C).
+
+    With --database-url repeated: one table per database, each titled with the database's label."""
+    if len(State.database_urls) > 1:
+        _stats_of_several(once, interval)
+        return
     with database() as conn:
         if once:
             show(out, stats_table(calls.stats(conn)))
@@ -300,6 +336,61 @@ def stats(
                     live.update(stats_table(calls.stats(conn), title=f"pgq queues at {stamp} (Ctrl-C to stop)"))
         except KeyboardInterrupt:
             pass
+
+
+def _stats_of_several(once: bool, interval: float) -> None:
+    """``pgq stats`` over several databases: a table each. A database that does not answer says so in its
+    title and the others are shown (with --once the exit status is then 1)."""
+    from rich.console import Group
+
+    from ..worker._databases import labels
+
+    urls = State.database_urls
+    names = labels(urls)
+    conns: dict[str, psycopg.Connection[Any] | None] = dict.fromkeys(names)
+
+    def tables(stamp: str = "") -> tuple[Group, bool]:
+        shown, all_up = [], True
+        for name, url in zip(names, urls, strict=True):
+            title = f"pgq queues in {name}" + (f" at {stamp} (Ctrl-C to stop)" if stamp else "")
+            try:
+                conn = conns[name]
+                if conn is None or conn.closed:
+                    conn = conns[name] = psycopg.connect(url, autocommit=True, connect_timeout=5)
+                shown.append(stats_table(calls.stats(conn), title=title))
+            except psycopg.Error as exc:
+                all_up = False
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                if isinstance(exc, (psycopg.errors.UndefinedFunction, psycopg.errors.InvalidSchemaName)):
+                    why = f"pgq is not installed in this database ({first}): run `pgq migrate`"
+                elif isinstance(exc, psycopg.OperationalError):
+                    why, conns[name] = f"not reachable: {first}", None
+                else:
+                    why = f"database error: {first}"
+                table = stats_table([], title=title)
+                table.caption = why
+                shown.append(table)
+        return Group(*shown), all_up
+
+    try:
+        if once:
+            group, all_up = tables()
+            show(out, group)
+            if not all_up:
+                raise typer.Exit(1)
+            return
+        from rich.live import Live
+
+        with Live(tables()[0], console=out, refresh_per_second=4) as live:
+            while True:
+                time.sleep(interval)
+                live.update(tables(datetime.now().strftime("%H:%M:%S"))[0])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for conn in conns.values():
+            if conn is not None:
+                conn.close()
 
 
 @app.command()
@@ -738,13 +829,17 @@ def dashboard(
         int, typer.Option("--max-searches", min=1, help="Text searches run at once; more are refused (429).")
     ] = 2,
 ) -> None:
-    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C."""
+    """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C.
+
+    With --database-url repeated: an index of the databases at / and each one's dashboard at /db/<name>/."""
     need_extra("dashboard", "starlette", "jinja2", "uvicorn", "multipart", "psycopg_pool")
     from ..dashboard import serve
 
-    url = _url()
-    with database() as conn:  # fail fast, with the usual one-line messages, if the database is not there
-        conn.execute("select 1")
+    urls = _urls()
+    for one in urls:  # fail fast, with the usual one-line messages, if a database is not there
+        with database(one) as conn:
+            conn.execute("select 1")
+    url: str | list[str] = urls[0] if len(urls) == 1 else urls
     mode = "read-only" if read_only else "actions as the database role allows"
     out.print(f"serving the pgq dashboard at http://{host}:{port}{root_path}/ ({mode})", highlight=False)
     if host in ("0.0.0.0", "::", "") and not allowed_host:

@@ -16,30 +16,40 @@ authentication (see the README, "Operating pgq").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = ["create_app", "serve"]
 
 
-def create_app(database_url: str, *, read_only: bool = False, pool_size: int = 4, query_timeout: float = 5.0,
-               allowed_hosts: Iterable[str] = (), bound_host: str | None = None, token_lifetime: float = 3600.0,
-               max_searches: int = 2) -> Any:
+def create_app(database_url: str | Sequence[str], *, read_only: bool = False, pool_size: int = 4,
+               query_timeout: float = 5.0, allowed_hosts: Iterable[str] = (), bound_host: str | None = None,
+               token_lifetime: float = 3600.0, max_searches: int = 2) -> Any:
     """The ASGI app (Starlette); run it with any ASGI server.
 
     It answers only to the Host names localhost, 127.0.0.1, [::1], ``bound_host``
     (the address it listens on, unless a wildcard) and ``allowed_hosts`` (``"*"``:
     any); a page's actions (its CSRF token) stay valid for ``token_lifetime``
-    seconds; at most ``max_searches`` text searches run at once.
+    seconds; at most ``max_searches`` text searches run at once (per database).
+    database_url: one database, or a list of several: then an index of them at ``/``
+    and each one's dashboard at ``/db/<name>/`` (``docs/manual/several-databases.md``).
     """
     from ._app import Dashboard, make_app
 
-    return make_app(Dashboard(database_url, read_only=read_only, pool_size=pool_size, query_timeout=query_timeout,
-                              allowed_hosts=allowed_hosts, bound_host=bound_host, token_lifetime=token_lifetime,
-                              max_searches=max_searches))
+    urls = [database_url] if isinstance(database_url, str) else list(database_url)
+    settings: dict[str, Any] = {"read_only": read_only, "pool_size": pool_size, "query_timeout": query_timeout,
+                                "allowed_hosts": allowed_hosts, "bound_host": bound_host,
+                                "token_lifetime": token_lifetime, "max_searches": max_searches}
+    if len(urls) == 1:
+        return make_app(Dashboard(urls[0], **settings))
+    from ..worker._databases import labels
+    from ._several import make_several_app
+
+    return make_several_app({name: Dashboard(url, label=name, **settings)
+                             for name, url in zip(labels(urls), urls, strict=True)})
 
 
-def serve(database_url: str, *, host: str = "127.0.0.1", port: int = 8080, read_only: bool = False,
+def serve(database_url: str | Sequence[str], *, host: str = "127.0.0.1", port: int = 8080, read_only: bool = False,
           root_path: str = "", log_level: str = "warning", allowed_hosts: Iterable[str] = (),
           token_lifetime: float = 3600.0, max_searches: int = 2) -> None:
     """Serve the dashboard with uvicorn until SIGTERM/SIGINT (answering to ``host`` too, see :func:`create_app`)."""

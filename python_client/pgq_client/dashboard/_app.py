@@ -90,10 +90,12 @@ class Dashboard:
 
     def __init__(self, database_url: str, *, read_only: bool = False, pool_size: int = 4,
                  query_timeout: float = 5.0, allowed_hosts: Iterable[str] = (), bound_host: str | None = None,
-                 token_lifetime: float = TOKEN_LIFETIME, max_searches: int = MAX_SEARCHES) -> None:
+                 token_lifetime: float = TOKEN_LIFETIME, max_searches: int = MAX_SEARCHES,
+                 label: str | None = None) -> None:
         if max_searches < 1:
             raise ValueError(f"max_searches must be at least 1, got {max_searches}")
         self.read_only = read_only
+        self.label = label  # one of several databases (dashboard/_several.py): shown in the header
         self.query_timeout = timedelta(seconds=query_timeout)
         self.sessions = Sessions(lifetime=token_lifetime)
         self.guard = Guard(bound_host=bound_host, allowed_hosts=allowed_hosts)
@@ -139,7 +141,8 @@ class Dashboard:
         base = request.scope.get("root_path", "").rstrip("/")
         shown = _unflash(self.sessions.unseal(flash))  # only this server's own messages
         page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": shown,
-                "read_only": self.read_only, "refresh": REFRESH_SECONDS, **context}
+                "read_only": self.read_only, "refresh": REFRESH_SECONDS, "database": self.label,
+                "home": base.rsplit("/db/", 1)[0] if self.label else base, **context}
         response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code,
                                                              headers=headers)
         if cookie is not None:

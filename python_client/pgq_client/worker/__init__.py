@@ -15,11 +15,14 @@ from ._lanes import Lane
 from .options import WorkerOptions
 
 if TYPE_CHECKING:
+    from ._async_group import AsyncWorkerGroup
     from ._async_worker import AsyncWorker, Hooks
+    from ._group import WorkerGroup
     from ._transient import StartupError
     from ._worker import Worker
 
-__all__ = ["AsyncWorker", "Hooks", "Lane", "StartupError", "Worker", "WorkerOptions"]
+__all__ = ["AsyncWorker", "AsyncWorkerGroup", "Hooks", "Lane", "StartupError", "Worker", "WorkerGroup",
+           "WorkerOptions"]
 
 
 def __getattr__(name: str) -> Any:
@@ -36,6 +39,14 @@ def __getattr__(name: str) -> Any:
             from . import _async_worker
 
             return getattr(_async_worker, name)
+        if name == "WorkerGroup":
+            from ._group import WorkerGroup
+
+            return WorkerGroup
+        if name == "AsyncWorkerGroup":
+            from ._async_group import AsyncWorkerGroup
+
+            return AsyncWorkerGroup
     except ModuleNotFoundError as exc:
         if exc.name != "psycopg_pool":
             raise
