@@ -14,9 +14,11 @@ alter table q_data.queue
   add column max_result_size  integer  not null default 1048576;
 
 comment on column q_data.queue.keep_results is
-  'How long q_data.job_result keeps a completed job''s result (or completion receipt); q.reap deletes older ones. Independent of keep_completed and retention.';
+  'How long q_data.job_result keeps a completed job''s result (or completion receipt); q.reap '
+  'deletes older ones. Independent of keep_completed and retention.';
 comment on column q_data.queue.max_result_size is
-  'The largest result (bytes of jsonb, decompressed) q.complete accepts for this queue; 54000 beyond, and nothing is written.';
+  'The largest result (bytes of jsonb, decompressed) q.complete accepts for this queue; 54000 '
+  'beyond, and nothing is written.';
 
 -- Progress reported by q.heartbeat. NULL (a bit in the null bitmap) until a
 -- worker reports some; kept when the job goes back to waiting (q.fail, a
@@ -42,7 +44,8 @@ create table q_data.job_result (
 );
 
 comment on table q_data.job_result is
-  'Completed jobs'' results (NULL: completed without one, kept because someone awaited the job). q.reap deletes rows older than the queue''s keep_results.';
+  'Completed jobs'' results (NULL: completed without one, kept because someone awaited the job). '
+  'q.reap deletes rows older than the queue''s keep_results.';
 
 -- q.reap's purge: per queue, oldest first.
 create index job_result_finished_idx on q_data.job_result (queue_id, finished_at);
@@ -66,6 +69,8 @@ create table q_data.result_waiter (
 );
 
 comment on table q_data.result_waiter is
-  'Backends awaiting a job''s outcome (q.await_results): the transaction that completes, kills or cancels the job deletes its rows and sends NOTIFY pgq_result, payload the job id. q.reap deletes rows past until.';
+  'Backends awaiting a job''s outcome (q.await_results): the transaction that completes, kills or '
+  'cancels the job deletes its rows and sends NOTIFY pgq_result, payload the job id. q.reap '
+  'deletes rows past until.';
 
 revoke all on q_data.job_result, q_data.result_waiter from public;
