@@ -78,6 +78,7 @@ IDLE_WAIT = 1.0  # seconds an idle claim loop sleeps before it looks again unwok
 LOOP_JOIN_TIMEOUT = 5.0  # seconds the supervisor waits for the claim loops' last rounds at exit
 LISTEN_SLICE = 0.5  # seconds the listener waits for notifications before checking for stop/ping
 PING_EVERY = 5.0  # seconds between pings of the listener connection
+PUSHED_BEAT_GAP = 0.2  # seconds: a cancel notification heartbeats a job at most this often
 # The pool retries a failed connection with doubling delays; giving up after
 # this many seconds (and starting over on the next request) keeps the gap
 # between tries short, so a worker resumes within seconds of the database.
@@ -148,6 +149,7 @@ class AsyncWorker:
             raise ValueError(f"a queue may belong to one handler only, got {list(self.queues)}")
         self.log = logger or logging.getLogger(f"{ev.LOGGER_NAME}.worker")
         self._hooks = hooks
+        self._pushed_beats: dict[int, float] = {}  # job id -> when a cancel notification last heartbeat it
         # Listening with a liveness key: enqueues notify only while an empty claim says we wait.
         self._plan = ClaimPlan(self.queues, until_empty=options.listen and not options.pgbouncer)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
@@ -592,7 +594,23 @@ class AsyncWorker:
         ledger = self._ledger
         with ledger.lock:
             held = [ledger.held[i] for i in ids if i in ledger.held]
-        due = [c for c in held if not c.should_stop and not c.finished]
+        # A flood of NOTIFYs (any role may send them) costs at most one heartbeat per job per
+        # PUSHED_BEAT_GAP; a job heartbeaten for one more recently gets its next beat that much
+        # after it, from the maintenance loop.
+        now, pushed = time.monotonic(), self._pushed_beats
+        due = []
+        for c in held:
+            if c.should_stop or c.finished:
+                continue
+            last = pushed.get(c.id)
+            if last is None or now - last >= PUSHED_BEAT_GAP:
+                pushed[c.id] = now
+                due.append(c)
+            else:
+                c.next_beat = min(c.next_beat, last + PUSHED_BEAT_GAP)
+        if len(pushed) > 2 * len(ledger.held) + 100:  # forget finished jobs' entries
+            for job_id in [i for i, at in pushed.items() if now - at >= PUSHED_BEAT_GAP]:
+                del pushed[job_id]
         for lease, group in _by_lease(ledger, due):
             ledger.heartbeat_answer(group, await aio.heartbeat_many(conn, [c.job for c in group], lease=lease))
 
