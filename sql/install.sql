@@ -21,6 +21,7 @@
 \ir schema/082_test_clock.sql
 \ir schema/085_claim_explained.sql
 \ir schema/090_waiter.sql
+\ir schema/095_results.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -35,12 +36,15 @@
 \ir internal/error_entry.sql
 \ir internal/append_error.sql
 \ir internal/lost_reason.sql
+\ir internal/wake_result_waiters.sql
+\ir internal/keep_result.sql
 \ir internal/finish.sql
 \ir internal/backoff.sql
 \ir internal/promote_due.sql
 \ir internal/promote_all_due.sql
 \ir internal/purge_history.sql
 \ir internal/purge_receipts.sql
+\ir internal/purge_results.sql
 \ir internal/forget_idle_queues.sql
 \ir internal/claim_under_snapshot.sql
 \ir internal/gone_owners.sql
@@ -110,6 +114,9 @@
 \ir functions/throughput.sql
 \ir functions/throughput_totals.sql
 \ir functions/explain.sql
+\ir functions/results.sql
+\ir functions/result.sql
+\ir functions/await_results.sql
 \ir functions/health.sql
 \ir functions/job_page.sql
 \ir functions/retry_dead.sql

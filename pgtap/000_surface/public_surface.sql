@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(173);
+select plan(182);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -14,6 +14,7 @@ select functions_are('q', array[
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
+  'result', 'results', 'await_results',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -25,7 +26,8 @@ select functions_are('q', array[
   'flow_want', 'flow_wake', 'flow_reasons',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
-  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed'
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
+  'wake_result_waiters', 'keep_result', 'purge_results'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -36,6 +38,7 @@ select results_eq(
   $$ values
     ('q.allow_test_clock(boolean)'),
     ('q.append_error(jsonb,jsonb)'),
+    ('q.await_results(bigint[],interval)'),
     ('q.backoff(integer,interval,interval)'),
     ('q.busy_keys(text,integer)'),
     ('q.cancel(bigint)'),
@@ -51,9 +54,9 @@ select results_eq(
     ('q.claim_explained(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
-    ('q.complete(bigint,uuid)'),
-    ('q.complete_many(bigint[],uuid[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval)'),
+    ('q.complete(bigint,uuid,jsonb)'),
+    ('q.complete_many(bigint[],uuid[],jsonb[])'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval,interval,integer)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_longest_gap(q.cron_spec)'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
@@ -90,10 +93,11 @@ select results_eq(
     ('q.forget_idle_queues(integer,timestamp with time zone)'),
     ('q.gone_owners(integer)'),
     ('q.health()'),
-    ('q.heartbeat(bigint,uuid,interval)'),
-    ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.heartbeat(bigint,uuid,interval,jsonb)'),
+    ('q.heartbeat_many(bigint[],uuid[],interval,jsonb[])'),
     ('q.job_page(text,text,jsonb,text,integer,integer)'),
     ('q.jobs(text,text,bigint,integer)'),
+    ('q.keep_result(q_data.job,jsonb,timestamp with time zone)'),
     ('q.limits(text)'),
     ('q.lock_space()'),
     ('q.lock_wait_failed(text,text)'),
@@ -111,10 +115,13 @@ select results_eq(
     ('q.purge(text,integer)'),
     ('q.purge_history(integer,timestamp with time zone)'),
     ('q.purge_receipts(integer,timestamp with time zone)'),
+    ('q.purge_results(integer,timestamp with time zone)'),
     ('q.queue_named(text)'),
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
+    ('q.result(bigint)'),
+    ('q.results(bigint[])'),
     ('q.resume(text)'),
     ('q.resume_schedule(text)'),
     ('q.retry(bigint)'),
@@ -132,7 +139,8 @@ select results_eq(
     ('q.tg_job__notify_enqueued()'),
     ('q.throughput(interval)'),
     ('q.throughput_totals()'),
-    ('q.unschedule(text)') $$,
+    ('q.unschedule(text)'),
+    ('q.wake_result_waiters(bigint[])') $$,
   'every function in q has exactly one, pinned signature');
 
 -- Argument names and defaults are the named-argument API (q.claim(queue => ..., n => ...)).
@@ -143,14 +151,15 @@ select results_eq(
       order by 1 $$,
   $$ values
     ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
+    ('await_results', 'ids bigint[], timeout interval DEFAULT ''00:05:00''::interval', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
     ('busy_keys', 'queue text DEFAULT NULL::text, max_rows integer DEFAULT 10', 'TABLE(queue text, key text, admitted integer, running integer, held bigint)'),
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('claim_explained', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.explained_claim'),
-    ('complete', 'id bigint, token uuid', 'boolean'),
-    ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
+    ('complete', 'id bigint, token uuid, result jsonb DEFAULT NULL::jsonb', 'boolean'),
+    ('complete_many', 'ids bigint[], tokens uuid[], results jsonb[] DEFAULT NULL::jsonb[]', 'SETOF bigint'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval, keep_results interval DEFAULT NULL::interval, max_result_size integer DEFAULT NULL::integer', 'q_data.queue'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
@@ -159,8 +168,8 @@ select results_eq(
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
-    ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
-    ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval, progress jsonb DEFAULT NULL::jsonb', 'text'),
+    ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval, progress jsonb[] DEFAULT NULL::jsonb[]', 'TABLE(id bigint, status text)'),
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
@@ -170,6 +179,8 @@ select results_eq(
     ('reap', 'max_jobs integer DEFAULT 1000', 'integer'),
     ('release', 'id bigint, token uuid', 'boolean'),
     ('release_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
+    ('result', 'job_id bigint', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
+    ('results', 'ids bigint[]', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
     ('resume', 'queue text', 'void'),
     ('resume_schedule', 'name text', 'boolean'),
     ('retry', 'id bigint', 'bigint'),
@@ -189,12 +200,12 @@ select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time 
 select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
 select has_function('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'q.claim_explained(text, int, interval, int) exists');
-select has_function('q', 'complete', array['bigint', 'uuid'], 'q.complete(bigint, uuid) exists');
-select has_function('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many(bigint[], uuid[]) exists');
+select has_function('q', 'complete', array['bigint', 'uuid', 'jsonb'], 'q.complete(bigint, uuid, jsonb) exists');
+select has_function('q', 'complete_many', array['bigint[]', 'uuid[]', 'jsonb[]'], 'q.complete_many(bigint[], uuid[], jsonb[]) exists');
 select has_function('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail(bigint, uuid, text, interval, boolean) exists');
 select has_function('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'q.fail_many(bigint[], uuid[], text[], interval) exists');
-select has_function('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'q.heartbeat(bigint, uuid, interval) exists');
-select has_function('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'q.heartbeat_many(bigint[], uuid[], interval) exists');
+select has_function('q', 'heartbeat', array['bigint', 'uuid', 'interval', 'jsonb'], 'q.heartbeat(bigint, uuid, interval, jsonb) exists');
+select has_function('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval', 'jsonb[]'], 'q.heartbeat_many(bigint[], uuid[], interval, jsonb[]) exists');
 select has_function('q', 'release', array['bigint', 'uuid'], 'q.release(bigint, uuid) exists');
 select has_function('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many(bigint[], uuid[]) exists');
 select has_function('q', 'reap', array['integer'], 'q.reap(int) exists');
@@ -202,7 +213,7 @@ select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
 select has_function('q', 'resume', array['text'], 'q.resume(text) exists');
-select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
+select has_function('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval', 'interval', 'integer'], 'q.configure(text, interval, int, int, interval, interval, boolean, interval, int, int, boolean, int, interval, text[], int, interval) exists');
 select has_function('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'q.stats(int, int, text, boolean) exists');
 select has_function('q', 'throughput', array['interval'], 'q.throughput(interval) exists');
 select has_function('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals() exists');
@@ -230,12 +241,12 @@ select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with t
 select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
 select function_returns('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'setof q.explained_claim', 'q.claim_explained returns setof q.explained_claim');
-select function_returns('q', 'complete', array['bigint', 'uuid'], 'boolean', 'q.complete returns boolean');
-select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.complete_many returns setof bigint');
+select function_returns('q', 'complete', array['bigint', 'uuid', 'jsonb'], 'boolean', 'q.complete returns boolean');
+select function_returns('q', 'complete_many', array['bigint[]', 'uuid[]', 'jsonb[]'], 'setof bigint', 'q.complete_many returns setof bigint');
 select function_returns('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'text', 'q.fail returns text');
 select function_returns('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'setof record', 'q.fail_many returns a table');
-select function_returns('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'text', 'q.heartbeat returns text');
-select function_returns('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'setof record', 'q.heartbeat_many returns a table');
+select function_returns('q', 'heartbeat', array['bigint', 'uuid', 'interval', 'jsonb'], 'text', 'q.heartbeat returns text');
+select function_returns('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval', 'jsonb[]'], 'setof record', 'q.heartbeat_many returns a table');
 select function_returns('q', 'release', array['bigint', 'uuid'], 'boolean', 'q.release returns boolean');
 select function_returns('q', 'release_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.release_many returns setof bigint');
 select function_returns('q', 'reap', array['integer'], 'integer', 'q.reap returns integer');
@@ -243,7 +254,7 @@ select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel ret
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
 select function_returns('q', 'resume', array['text'], 'void', 'q.resume returns void');
-select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q_data.queue', 'q.configure returns q_data.queue');
+select function_returns('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval', 'interval', 'integer'], 'q_data.queue', 'q.configure returns q_data.queue');
 select function_returns('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'setof q.queue_stats', 'q.stats returns setof q.queue_stats');
 select function_returns('q', 'throughput', array['interval'], 'setof record', 'q.throughput returns a table');
 select function_returns('q', 'throughput_totals', '{}'::name[], 'setof record', 'q.throughput_totals returns a table');
@@ -267,12 +278,12 @@ select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time
 select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
 select volatility_is('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim_explained is volatile');
-select volatility_is('q', 'complete', array['bigint', 'uuid'], 'volatile', 'q.complete is volatile');
-select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.complete_many is volatile');
+select volatility_is('q', 'complete', array['bigint', 'uuid', 'jsonb'], 'volatile', 'q.complete is volatile');
+select volatility_is('q', 'complete_many', array['bigint[]', 'uuid[]', 'jsonb[]'], 'volatile', 'q.complete_many is volatile');
 select volatility_is('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'volatile', 'q.fail is volatile');
 select volatility_is('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'volatile', 'q.fail_many is volatile');
-select volatility_is('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'volatile', 'q.heartbeat is volatile');
-select volatility_is('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'volatile', 'q.heartbeat_many is volatile');
+select volatility_is('q', 'heartbeat', array['bigint', 'uuid', 'interval', 'jsonb'], 'volatile', 'q.heartbeat is volatile');
+select volatility_is('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval', 'jsonb[]'], 'volatile', 'q.heartbeat_many is volatile');
 select volatility_is('q', 'release', array['bigint', 'uuid'], 'volatile', 'q.release is volatile');
 select volatility_is('q', 'release_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.release_many is volatile');
 select volatility_is('q', 'reap', array['integer'], 'volatile', 'q.reap is volatile');
@@ -280,7 +291,7 @@ select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is vo
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
 select volatility_is('q', 'resume', array['text'], 'volatile', 'q.resume is volatile');
-select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'volatile', 'q.configure is volatile');
+select volatility_is('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval', 'interval', 'integer'], 'volatile', 'q.configure is volatile');
 select volatility_is('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'volatile', 'q.stats is volatile (EXPLAIN for its estimates)');
 select volatility_is('q', 'throughput', array['interval'], 'stable', 'q.throughput is stable');
 select volatility_is('q', 'throughput_totals', '{}'::name[], 'stable', 'q.throughput_totals is stable');
@@ -308,12 +319,12 @@ select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zo
 select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
 select is_definer('q', 'claim_explained', array['text', 'integer', 'interval', 'integer'], 'q.claim_explained is SECURITY DEFINER');
-select is_definer('q', 'complete', array['bigint', 'uuid'], 'q.complete is SECURITY DEFINER');
-select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]'], 'q.complete_many is SECURITY DEFINER');
+select is_definer('q', 'complete', array['bigint', 'uuid', 'jsonb'], 'q.complete is SECURITY DEFINER');
+select is_definer('q', 'complete_many', array['bigint[]', 'uuid[]', 'jsonb[]'], 'q.complete_many is SECURITY DEFINER');
 select is_definer('q', 'fail', array['bigint', 'uuid', 'text', 'interval', 'boolean'], 'q.fail is SECURITY DEFINER');
 select is_definer('q', 'fail_many', array['bigint[]', 'uuid[]', 'text[]', 'interval'], 'q.fail_many is SECURITY DEFINER');
-select is_definer('q', 'heartbeat', array['bigint', 'uuid', 'interval'], 'q.heartbeat is SECURITY DEFINER');
-select is_definer('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval'], 'q.heartbeat_many is SECURITY DEFINER');
+select is_definer('q', 'heartbeat', array['bigint', 'uuid', 'interval', 'jsonb'], 'q.heartbeat is SECURITY DEFINER');
+select is_definer('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval', 'jsonb[]'], 'q.heartbeat_many is SECURITY DEFINER');
 select is_definer('q', 'release', array['bigint', 'uuid'], 'q.release is SECURITY DEFINER');
 select is_definer('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many is SECURITY DEFINER');
 select is_definer('q', 'reap', array['integer'], 'q.reap is SECURITY DEFINER');
@@ -321,7 +332,7 @@ select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER'
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
 select is_definer('q', 'resume', array['text'], 'q.resume is SECURITY DEFINER');
-select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval'], 'q.configure is SECURITY DEFINER');
+select is_definer('q', 'configure', array['text', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'integer', 'integer', 'boolean', 'integer', 'interval', 'text[]', 'integer', 'interval', 'interval', 'interval', 'integer'], 'q.configure is SECURITY DEFINER');
 select is_definer('q', 'stats', array['integer', 'integer', 'text', 'boolean'], 'q.stats is SECURITY DEFINER');
 select is_definer('q', 'throughput', array['interval'], 'q.throughput is SECURITY DEFINER');
 select is_definer('q', 'throughput_totals', '{}'::name[], 'q.throughput_totals is SECURITY DEFINER');
@@ -399,8 +410,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
-        'test_clock', 'waiter'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter');
+        'test_clock', 'waiter', 'job_result', 'result_waiter'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
@@ -474,6 +485,17 @@ select results_eq(
             ('last_job_id', 'bigint'), ('payload', 'jsonb'), ('priority', 'integer'), ('max_attempts', 'integer'),
             ('created_at', 'timestamp with time zone'), ('updated_at', 'timestamp with time zone') $$,
   'q.schedule_info has the documented columns, in order');
+
+-- Results (issue 24, revision 0009).
+select has_function('q', 'result', array['bigint'], 'q.result(bigint) exists');
+select has_function('q', 'results', array['bigint[]'], 'q.results(bigint[]) exists');
+select has_function('q', 'await_results', array['bigint[]', 'interval'], 'q.await_results(bigint[], interval) exists');
+select volatility_is('q', 'result', array['bigint'], 'stable', 'q.result is stable');
+select volatility_is('q', 'results', array['bigint[]'], 'stable', 'q.results is stable');
+select volatility_is('q', 'await_results', array['bigint[]', 'interval'], 'volatile', 'q.await_results is volatile');
+select is_definer('q', 'result', array['bigint'], 'q.result is SECURITY DEFINER');
+select is_definer('q', 'results', array['bigint[]'], 'q.results is SECURITY DEFINER');
+select is_definer('q', 'await_results', array['bigint[]', 'interval'], 'q.await_results is SECURITY DEFINER');
 
 select * from finish();
 rollback;

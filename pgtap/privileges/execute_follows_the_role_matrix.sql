@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(597);
+select plan(633);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -109,7 +109,14 @@ insert into matrix values
   ('claim_holder',            false, false, false, false),
   ('queue_named',             false, false, false, false),
   ('check_max_rows',          false, false, false, false),
-  ('lock_wait_failed',        false, false, false, false);
+  ('lock_wait_failed',        false, false, false, false),
+  -- results (issue 24): read by whoever may enqueue, work or view; awaited by producers and workers
+  ('result',                  true,  true,  true,  true),
+  ('results',                 true,  true,  true,  true),
+  ('await_results',           true,  true,  true,  false),
+  ('wake_result_waiters',     false, false, false, false),
+  ('keep_result',             false, false, false, false),
+  ('purge_results',           false, false, false, false);
 
 -- pgq_monitor's functions (all of them also the viewer's).
 create temp table monitored (fn name primary key);
@@ -124,7 +131,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 94 functions x 6 grantees, through has_function_privilege (membership counts).
+-- 100 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],
@@ -142,7 +149,8 @@ select function_privs_are(
  where p.pronamespace = 'q'::regnamespace
  order by p.proname, r.role;
 
--- Direct grants are exactly one role per public function (admin reaches the
+-- Direct grants are exactly one role per public function (the results reads
+-- and q.await_results, issue 24, are granted to each role that calls them) (admin reaches the
 -- producer and worker calls through membership, not through extra grants),
 -- and none at all for internal functions: nobody but the owner.
 select results_eq(
@@ -153,7 +161,9 @@ select results_eq(
       where p.pronamespace = 'q'::regnamespace
       order by 1 $$,
   $$ select m.fn::text collate "default",
-            case when m.producer and not m.worker then array['pgq_producer']
+            case when m.producer and m.worker and m.viewer then array['pgq_producer', 'pgq_viewer', 'pgq_worker']
+                 when m.producer and m.worker then array['pgq_producer', 'pgq_worker']
+                 when m.producer and not m.worker then array['pgq_producer']
                  when m.worker and not m.producer then array['pgq_worker']
                  when m.fn in (select fn from monitored) then array['pgq_monitor', 'pgq_viewer']
                  when m.viewer then array['pgq_viewer']

@@ -70,6 +70,8 @@ if TYPE_CHECKING:
         reap,
         release,
         release_many,
+        result,
+        results,
         resume,
         resume_schedule,
         retry,
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
         throughput,
         throughput_totals,
         unschedule,
+        wait_results,
     )
     from ._queries import CHANNEL
     from .app import App, FlowLimits, Periodic, Task
@@ -96,6 +99,7 @@ if TYPE_CHECKING:
         Job,
         JobInfo,
         JobPageRow,
+        JobResult,
         JobState,
         Limit,
         Outcome,
@@ -129,6 +133,7 @@ __all__ = [
     "JobInfo",
     "JobPageRow",
     "JobLost",
+    "JobResult",
     "JobState",
     "Limit",
     "Outcome",
@@ -173,6 +178,8 @@ __all__ = [
     "reap",
     "release",
     "release_many",
+    "result",
+    "results",
     "resume",
     "resume_schedule",
     "retry",
@@ -184,6 +191,7 @@ __all__ = [
     "throughput",
     "throughput_totals",
     "unschedule",
+    "wait_results",
 ]
 
 # What `import pgq_client` defines at once is its version only: every other name is imported on
@@ -206,6 +214,7 @@ _LAZY = {
     "JobInfo": ".records",
     "JobLost": ".context",
     "JobPageRow": ".records",
+    "JobResult": ".records",
     "JobState": ".records",
     "Limit": ".records",
     "Outcome": ".records",
@@ -247,6 +256,8 @@ _LAZY = {
     "release": "._client",
     "release_many": "._client",
     "resume": "._client",
+    "result": "._client",
+    "results": "._client",
     "resume_schedule": "._client",
     "retry": "._client",
     "retry_dead": "._client",
@@ -257,6 +268,7 @@ _LAZY = {
     "throughput": "._client",
     "throughput_totals": "._client",
     "unschedule": "._client",
+    "wait_results": "._client",
 }
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")
 _SUBMODULES = ("aio", "app", "context", "exporter", "migrations", "observe", "payloads", "records", "sqlalchemy",

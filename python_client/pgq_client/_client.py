@@ -17,6 +17,7 @@ This file is the one source of the client functions: ``pgq_client/_client.py``
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,6 +41,7 @@ from .records import (
     Job,
     JobInfo,
     JobPageRow,
+    JobResult,
     Limit,
     Outcome,
     QueueLimits,
@@ -171,15 +173,34 @@ def claim_explained(
         return ClaimAnswer.of_rows(cur.fetchall())
 
 
-def complete(conn: Connection, job_id: int, token: UUID) -> bool:
-    """Mark a claimed job done; False if the claim was no longer current (nothing changed)."""
-    return bool(_scalar(conn, sql.COMPLETE, (job_id, token)))
+def _jsonb(value: Any) -> Jsonb | None:
+    """A result or progress value as jsonb, through the payload encoder; None stays NULL (no value)."""
+    return None if value is None else Jsonb(value, dumps=dumps)
 
 
-def complete_many(conn: Connection, jobs: Iterable[Job]) -> list[int]:
-    """Complete many claims in one statement; returns the ids that were still current."""
+def complete(conn: Connection, job_id: int, token: UUID, result: Any = None) -> bool:
+    """Mark a claimed job done; False if the claim was no longer current (nothing changed).
+
+    ``result`` (any JSON-encodable value, through the payload encoder; None: no result) is
+    stored with the completion and read with :func:`result` / :func:`results` (revision 0009).
+    Over the queue's ``max_result_size`` it raises (SQLSTATE 54000) and nothing changes.
+    """
+    if result is None:
+        return bool(_scalar(conn, sql.COMPLETE, (job_id, token)))
+    return bool(_scalar(conn, sql.COMPLETE_RESULT, (job_id, token, _jsonb(result))))
+
+
+def complete_many(conn: Connection, jobs: Iterable[Job], results: Sequence[Any] | None = None) -> list[int]:
+    """Complete many claims in one statement; returns the ids that were still current.
+
+    ``results[i]`` (or None) is the result of the i-th job, as for :func:`complete`.
+    """
     batch = list(jobs)
-    return [int(i) for i in _scalars(conn, sql.COMPLETE_MANY, ([j.id for j in batch], [j.token for j in batch]))]
+    ids, tokens = [j.id for j in batch], [j.token for j in batch]
+    if results is None or all(r is None for r in results):
+        return [int(i) for i in _scalars(conn, sql.COMPLETE_MANY, (ids, tokens))]
+    values = [_jsonb(r) for r in results]
+    return [int(i) for i in _scalars(conn, sql.COMPLETE_MANY_RESULTS, (ids, tokens, values))]
 
 
 def complete_and_claim(
@@ -238,18 +259,31 @@ def fail_many(
         return cur.fetchall()
 
 
-def heartbeat(conn: Connection, job_id: int, token: UUID, *, lease: timedelta | None = None) -> BeatStatus:
-    """Extend a claim's lease: ``running``, ``cancelled`` (stop) or ``lost`` (stop; the result will be refused)."""
-    return BeatStatus(_scalar(conn, sql.HEARTBEAT, (job_id, token, lease)))
+def heartbeat(
+    conn: Connection, job_id: int, token: UUID, *, lease: timedelta | None = None, progress: Any = None
+) -> BeatStatus:
+    """Extend a claim's lease: ``running``, ``cancelled`` (stop) or ``lost`` (stop; the result will be refused).
+
+    ``progress`` (JSON-encodable; None: unchanged) is stored in the same update (revision 0009),
+    kept across retries and read with :func:`result`.
+    """
+    if progress is None:
+        return BeatStatus(_scalar(conn, sql.HEARTBEAT, (job_id, token, lease)))
+    return BeatStatus(_scalar(conn, sql.HEARTBEAT_PROGRESS, (job_id, token, lease, _jsonb(progress))))
 
 
 def heartbeat_many(
-    conn: Connection, jobs: Iterable[Job], *, lease: timedelta | None = None
+    conn: Connection, jobs: Iterable[Job], *, lease: timedelta | None = None,
+    progress: Sequence[Any] | None = None,
 ) -> list[Outcome]:
-    """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`)."""
+    """Heartbeat many claims in one statement (statuses as for :func:`heartbeat`; ``progress[i]`` or None per job)."""
     batch = list(jobs)
+    params: tuple[Any, ...] = ([j.id for j in batch], [j.token for j in batch], lease)
+    statement = sql.HEARTBEAT_MANY
+    if progress is not None and any(p is not None for p in progress):
+        statement, params = sql.HEARTBEAT_MANY_PROGRESS, (*params, [_jsonb(p) for p in progress])
     with conn.cursor(row_factory=kwargs_row(Outcome.of_beat)) as cur:
-        cur.execute(sql.HEARTBEAT_MANY, ([j.id for j in batch], [j.token for j in batch], lease))
+        cur.execute(statement, params)
         return cur.fetchall()
 
 
@@ -377,6 +411,77 @@ def explain(conn: Connection, job_id: int) -> list[Reason]:
     with conn.cursor(row_factory=class_row(Reason)) as cur:
         cur.execute(sql.EXPLAIN, (job_id,))
         return cur.fetchall()
+
+
+def result(conn: Connection, job_id: int) -> JobResult:
+    """What became of one job (``q.result``): state, result, last error, attempts, finish time, progress."""
+    with conn.cursor(row_factory=class_row(JobResult)) as cur:
+        cur.execute(sql.RESULT, (job_id,))
+        row = cur.fetchone()
+    assert row is not None  # q.result returns one row for any id
+    return row
+
+
+def results(conn: Connection, ids: Iterable[int]) -> list[JobResult]:
+    """What became of each job (``q.results``, up to 10000 ids), in the order of ``ids`` (once per id)."""
+    wanted = list(dict.fromkeys(ids))
+    with conn.cursor(row_factory=class_row(JobResult)) as cur:
+        cur.execute(sql.RESULTS, (wanted,))
+        by_id = {r.id: r for r in cur.fetchall()}
+    return [by_id[i] for i in wanted if i in by_id]
+
+
+def _await_results(conn: Connection, ids: list[int], seconds: float) -> list[JobResult]:
+    # The waiter rows outlive the wait by a margin: the reaper deletes them after it.
+    until = timedelta(seconds=min(max(seconds, 0.0) + 5.0, 86400.0))
+    with conn.cursor(row_factory=class_row(JobResult)) as cur:
+        cur.execute(sql.AWAIT_RESULTS, (ids, until))
+        return cur.fetchall()
+
+
+def wait_results(
+    conn: Connection, ids: Iterable[int], timeout: float, *, recheck: float = 1.0
+) -> list[JobResult]:
+    """Block up to ``timeout`` seconds until every job in ``ids`` has finished; returns their results.
+
+    Returns ``q.results`` rows in the order of ``ids``; a job still running at the timeout
+    is returned as it is then (check :attr:`JobResult.finished`). Woken by NOTIFY
+    pgq_result, which a finishing job sends only while somebody awaits it
+    (``q.await_results`` registers this session). Re-checks every ``recheck`` seconds
+    (doubling up to 5) as the backstop for a job that finished while the wait began.
+    ``conn`` must be in autocommit mode (the registration and LISTEN must commit) and
+    not shared with other work while it waits.
+    """
+    if not conn.autocommit:
+        raise ValueError("wait_results needs an autocommit connection (its LISTEN and registration must commit)")
+    wanted = list(dict.fromkeys(ids))
+    deadline = time.monotonic() + timeout
+    conn.execute(sql.LISTEN_RESULTS)
+    try:
+        latest = {r.id: r for r in _await_results(conn, wanted, timeout)}
+        pending = {i for i in wanted if i not in latest or not latest[i].finished}
+        pause = recheck
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            woken: set[int] = set()
+            for note in conn.notifies(timeout=min(left, pause)):
+                if note.channel == sql.RESULT_CHANNEL and note.payload.isdigit() and int(note.payload) in pending:
+                    woken.add(int(note.payload))
+                    break
+            if woken:
+                rows = results(conn, sorted(woken))  # by index: they finished
+            else:  # the backstop: look at every pending job again (and renew the registration)
+                rows = _await_results(conn, sorted(pending), deadline - time.monotonic())
+                pause = min(pause * 2, 5.0)
+            for row in rows:
+                latest[row.id] = row
+                if row.finished:
+                    pending.discard(row.id)
+    finally:
+        conn.execute(sql.UNLISTEN_RESULTS)
+    return [latest[i] for i in wanted if i in latest]
 
 
 def health(conn: Connection) -> list[HealthCheck]:

@@ -68,10 +68,25 @@ CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
 CLAIM_EXPLAINED = "select * from q.claim_explained(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
 COMPLETE_MANY = "select id from q.complete_many(ids => %s, tokens => %s) as id"
+# With a result (revision 0009): sent only when there is one, so the plain call runs on older revisions.
+COMPLETE_RESULT = "select q.complete(id => %s, token => %s, result => %s)"
+COMPLETE_MANY_RESULTS = "select id from q.complete_many(ids => %s, tokens => %s, results => %s::jsonb[]) as id"
 FAIL = "select q.fail(id => %s, token => %s, error => %s, retry_in => %s, retryable => %s)"
 FAIL_MANY = "select * from q.fail_many(ids => %s, tokens => %s, errors => %s, retry_in => %s)"
 HEARTBEAT = "select q.heartbeat(id => %s, token => %s, lease => %s)"
 HEARTBEAT_MANY = "select * from q.heartbeat_many(ids => %s, tokens => %s, lease => %s)"
+# With progress (revision 0009): sent only when there is some.
+HEARTBEAT_PROGRESS = "select q.heartbeat(id => %s, token => %s, lease => %s, progress => %s)"
+HEARTBEAT_MANY_PROGRESS = (
+    "select * from q.heartbeat_many(ids => %s, tokens => %s, lease => %s, progress => %s::jsonb[])"
+)
+# Results (revision 0009): what became of jobs, and awaiting them (NOTIFY pgq_result, payload the id).
+RESULT = "select * from q.result(job_id => %s)"
+RESULTS = "select * from q.results(ids => %s)"
+AWAIT_RESULTS = "select * from q.await_results(ids => %s, timeout => %s)"
+RESULT_CHANNEL = "pgq_result"
+LISTEN_RESULTS = f"listen {RESULT_CHANNEL}"
+UNLISTEN_RESULTS = f"unlisten {RESULT_CHANNEL}"
 RELEASE = "select q.release(id => %s, token => %s)"
 RELEASE_MANY = "select id from q.release_many(ids => %s, tokens => %s) as id"
 REAP = "select q.reap(max_jobs => %s)"
@@ -172,6 +187,14 @@ STATEMENT_TIMEOUT = "select set_config('statement_timeout', %s, false)"
 # The NOTIFY channel of the enqueue trigger; the payload is the queue name.
 CHANNEL = "pgq"
 LISTEN = f"listen {CHANNEL}"
+# q.cancel of a running job tells its owner at once (revision 0009): NOTIFY pgq_cancel_<session key>,
+# payload the job id. The worker's listener LISTENs on its own key's channel.
+CANCEL_CHANNEL_PREFIX = "pgq_cancel_"
+
+
+def listen_cancels(key: int) -> str:
+    """The LISTEN statement for the cancellations of one session key's jobs (an integer: no quoting)."""
+    return f"listen {CANCEL_CHANNEL_PREFIX}{int(key)}"
 
 # -- SQLAlchemy (pgq_client.sqlalchemy): the same statements with :name parameters ----------------
 
@@ -203,6 +226,9 @@ _NO_JOB = (
 ROUND_BRANCHES = {
     "complete": f"select 'c'::text as kind, c.id, null::text as status, {_NO_JOB}"
                 " from q.complete_many(ids => %s, tokens => %s) as c(id)",
+    # Handlers that returned a value (revision 0009): their results go with the completes.
+    "complete_results": f"select 'c'::text as kind, c.id, null::text as status, {_NO_JOB}"
+                        " from q.complete_many(ids => %s, tokens => %s, results => %s::jsonb[]) as c(id)",
     "fail": f"select 'f'::text as kind, f.id, f.status, {_NO_JOB}"
             " from q.fail_many(ids => %s, tokens => %s, errors => %s, retry_in => null) f",
     "dead": f"select 'f'::text as kind, d.id,"
@@ -239,7 +265,7 @@ ROUND_BRANCHES["waiting"] = (
     f"select 'w'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
     " where current_setting('pgq.claim_waiting', true) = 'new'"
 )
-ROUND_ORDER = ("complete", "fail", "dead", "release", "listening", "claim", "blocked", "waiting")
+ROUND_ORDER = ("complete", "complete_results", "fail", "dead", "release", "listening", "claim", "blocked", "waiting")
 
 
 def round_statement(parts: tuple[str, ...]) -> str:

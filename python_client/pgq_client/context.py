@@ -21,6 +21,7 @@ RUNNING: Final = "running"
 CANCELLED: Final = "cancelled"  # q.cancel was called: stop, nothing will be recorded
 LOST: Final = "lost"  # the claim was reaped or taken over: stop, the result will be refused
 RELEASED: Final = "released"  # the worker shut down and gave the job back: stop
+PROGRESS_DELAY: Final = 0.5  # seconds: ctx.progress() makes the job's next heartbeat due this soon at the latest
 
 
 class JobCancelled(Exception):
@@ -47,7 +48,7 @@ class JobContext:
 
     __slots__ = (
         "job", "payload", "status", "worker_stopping", "lease_seconds", "next_beat", "owner", "finished", "_event",
-        "lane", "started", "_connection", "given_back",
+        "lane", "started", "_connection", "given_back", "pending_progress", "_interrupt",
     )
 
     def __init__(self, job: Job, lease_seconds: float, owner: int, lane: int = 0,
@@ -65,6 +66,8 @@ class JobContext:
         self.started = 0.0  # perf_counter() when its handler started
         self._connection = connection
         self.given_back = False  # released by the worker (counted as finished then)
+        self.pending_progress: Any = None  # progress not sent yet (ctx.progress), or None
+        self._interrupt: Callable[[], Any] | None = None  # cancels an async handler's task
 
     @property
     def id(self) -> int:
@@ -111,6 +114,27 @@ class JobContext:
             raise RuntimeError("this job has no worker pool (it is not run by a worker)")
         return self._connection()  # type: ignore[no-any-return]
 
+    def progress(self, value: Any) -> None:
+        """Report progress (any JSON-encodable value; the payload encoder applies).
+
+        Sent with an early heartbeat within about a second (``PROGRESS_DELAY``), not at
+        once: calls in between replace each other and cost no extra round trip. The latest
+        value is stored with the claim (``q.heartbeat(progress => ...)``), kept across
+        retries and read with ``q.result`` / :func:`pgq_client.result` (and ``q.explain``).
+        Raises TypeError at once for a value the encoder cannot write.
+        """
+        from .payloads import dumps
+
+        dumps(value)  # fail in the handler, not later in the heartbeat
+        self.pending_progress = value
+        self.next_beat = min(self.next_beat, time.monotonic() + PROGRESS_DELAY)
+
+    def interrupt_with(self, interrupt: Callable[[], Any]) -> None:
+        """Worker side: what cancels the running handler when the job is cancelled (an async task's cancel)."""
+        self._interrupt = interrupt
+        if self.status == CANCELLED:
+            interrupt()
+
     def check(self) -> None:
         """Raise JobCancelled or JobLost if the handler should stop."""
         if self.status == CANCELLED:
@@ -136,7 +160,12 @@ class JobContext:
             self.status = status
             if self._event is not None:
                 self._event.set()
-            return True
+            interrupt = self._interrupt if status == CANCELLED else None
+        # Outside the lock: a task's cancel() only schedules the CancelledError. Only a
+        # cancellation interrupts; a lost claim's handler stops when it checks, as before.
+        if interrupt is not None:
+            interrupt()
+        return True
 
     def __repr__(self) -> str:
         return f"JobContext(id={self.id}, queue={self.queue!r}, attempt={self.attempt}, status={self.status})"

@@ -179,6 +179,12 @@ def job(conn: Connection, job_id: int) -> Row | None:
     return rows[0] if rows else None
 
 
+def result(conn: Connection, job_id: int) -> Row | None:
+    """What became of the job: its result and progress (``q.result``, revision 0009; check ``features``)."""
+    rows = _rows(conn, sql.RESULT, (job_id,))
+    return rows[0] if rows else None
+
+
 def explain(conn: Connection, job_id: int) -> list[Row]:
     """Why the job is not running now, one row per reason (``q.explain``; check ``features``)."""
     return _rows(conn, sql.EXPLAIN, (job_id,))

@@ -198,6 +198,46 @@ class Reason:
     detail: dict[str, Any]
 
 
+class ResultState(str, Enum):
+    """What became of a job (``q.results``): live states, final states, or ``unknown``."""
+
+    WAITING = "waiting"
+    SCHEDULED = "scheduled"
+    HELD = "held"  # waiting for its concurrency key's slot (flow control)
+    RUNNING = "running"
+    COMPLETED = "completed"
+    DEAD = "dead"
+    CANCELLED = "cancelled"
+    UNKNOWN = "unknown"  # never existed, completed without result or history, or past retention
+
+
+FINAL_STATES = frozenset({"completed", "dead", "cancelled", "unknown"})
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """One row of ``q.results`` / ``q.result``: what became of a job.
+
+    ``state`` is a :class:`ResultState` value as text (a state a later revision adds
+    passes through). ``result`` is the completed job's result (the handler's return
+    value), ``progress`` the last ``q.heartbeat(progress => ...)``.
+    """
+
+    id: int
+    queue: str | None
+    state: str
+    result: Any
+    last_error: str | None
+    attempts: int | None
+    finished_at: datetime | None
+    progress: Any
+
+    @property
+    def finished(self) -> bool:
+        """True once nothing more will happen to the job (completed, dead, cancelled, or unknown)."""
+        return self.state in FINAL_STATES
+
+
 @dataclass(frozen=True, slots=True)
 class BulkResult:
     """What a bulk call did: how many jobs (``count``), how many it left alone (``skipped``), and

@@ -34,6 +34,7 @@ so a job runs until it completes or is dead, and jobs scheduled for later
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -90,6 +91,7 @@ class JobRun:
     payload: Any  # as the handler got it (validated by the payload model, if any)
     outcome: RunOutcome
     error: str | None  # "ExceptionType: message" for failures
+    result: Any = None  # what the handler returned (stored as the job's result, revision 0009), decoded
 
 
 Target = Any  # a Worker/AsyncWorker, an App, a Task, or a handler function
@@ -192,7 +194,8 @@ def _finish_sync(conn: psycopg.Connection[Any], result: Any, retry_in: timedelta
 
     job = result.ctx.job
     if result.kind is ResultKind.COMPLETE:
-        return RunOutcome.COMPLETED if _client.complete(conn, job.id, job.token) else RunOutcome.LOST
+        done = _client.complete(conn, job.id, job.token, _value(result))
+        return RunOutcome.COMPLETED if done else RunOutcome.LOST
     if result.kind is ResultKind.DROP:
         return RunOutcome.DROPPED
     status = _client.fail(conn, job.id, job.token, result.error, retry_in=retry_in,
@@ -206,7 +209,8 @@ async def _finish_async(conn: psycopg.AsyncConnection[Any], result: Any,
 
     job = result.ctx.job
     if result.kind is ResultKind.COMPLETE:
-        return RunOutcome.COMPLETED if await aio.complete(conn, job.id, job.token) else RunOutcome.LOST
+        done = await aio.complete(conn, job.id, job.token, _value(result))
+        return RunOutcome.COMPLETED if done else RunOutcome.LOST
     if result.kind is ResultKind.DROP:
         return RunOutcome.DROPPED
     status = await aio.fail(conn, job.id, job.token, result.error, retry_in=retry_in,
@@ -218,9 +222,14 @@ def _outcome(status: FailStatus) -> RunOutcome:
     return {FailStatus.RETRY: RunOutcome.RETRY, FailStatus.DEAD: RunOutcome.DEAD}.get(status, RunOutcome.LOST)
 
 
+def _value(result: Any) -> Any:
+    """The handler's return value: the worker keeps it as JSON text (None: no result)."""
+    return None if result.value is None else json.loads(result.value)
+
+
 def _record(result: Any, outcome: RunOutcome) -> JobRun:
     ctx = result.ctx
-    return JobRun(ctx.id, ctx.queue, ctx.attempt, ctx.payload, outcome, result.summary or None)
+    return JobRun(ctx.id, ctx.queue, ctx.attempt, ctx.payload, outcome, result.summary or None, _value(result))
 
 
 # -- databases -----------------------------------------------------------------------------------

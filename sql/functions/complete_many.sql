@@ -1,4 +1,4 @@
-create or replace function q.complete_many(ids bigint[], tokens uuid[])
+create or replace function q.complete_many(ids bigint[], tokens uuid[], results jsonb[] default null)
 returns setof bigint
 language plpgsql
 volatile
@@ -12,21 +12,50 @@ declare
   v_now       timestamptz := clock_timestamp();
   v_done      bigint[] := '{}';
   v_queues    integer[] := '{}';  -- pgq:observe (issue 13): the completed jobs' queues, for the tally
+  v_attempts  smallint[];
+  v_progress  jsonb[];
+  v_awaited   bigint[];
+  v_results   jsonb;
+  v_result    jsonb;
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
-  -- The usual case, no queue keeps completed jobs: one set-based DELETE.
-  if not exists (select from q_data.queue qq where qq.keep_completed) then
+  if complete_many.results is not null and cardinality(complete_many.results) <> cardinality(complete_many.ids) then
+    raise exception 'results must be as long as ids (one per job, NULL for none), got % and %',
+      cardinality(complete_many.results), cardinality(complete_many.ids)
+      using errcode = '22023';
+  end if;
+  -- The usual case, no results given and no queue keeps completed jobs: one
+  -- set-based DELETE, then one probe for awaiters (issue 24).
+  if complete_many.results is null and not exists (select from q_data.queue qq where qq.keep_completed) then
     with gone as (
       delete from q_data.job j
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
-      returning j.id, j.queue_id
+      returning j.id, j.queue_id, j.attempt, j.progress
     ), tallied as (  -- pgq:observe (issue 13): throughput tally, in the same statement
       insert into q_data.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
-    select coalesce(array_agg(g.id), '{}') into v_done from gone g;
+    select coalesce(array_agg(g.id), '{}'), array_agg(g.queue_id), array_agg(g.attempt), array_agg(g.progress)
+      into v_done, v_queues, v_attempts, v_progress
+      from gone g;
+    v_awaited := q.wake_result_waiters(v_done);
+    if cardinality(v_awaited) > 0 then
+      -- Receipts, so that the awaiters read 'completed' (q.results).
+      insert into q_data.job_result (id, queue_id, result, progress, attempt, finished_at)
+      select d.id, d.queue_id, null, d.progress, d.attempt, v_now
+        from unnest(v_done, v_queues, v_attempts, v_progress) as d(id, queue_id, attempt, progress)
+       where d.id = any(v_awaited)
+      on conflict (id) do nothing;
+    end if;
+    v_queues := '{}';
   else
+    -- Each job's result by id: one pass over the arrays, not a search per job.
+    if complete_many.results is not null then
+      select jsonb_object_agg(r.id::text, r.result) into v_results
+        from unnest(complete_many.ids, complete_many.results) as r(id, result)
+       where r.result is not null;
+    end if;
     for v_job in
       delete from q_data.job j
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
@@ -41,6 +70,11 @@ begin
       if v_keep then
         perform q.finish(v_job, 'completed', v_now);
       end if;
+      v_result := v_results -> v_job.id::text;
+      -- An over-size result raises 54000 here and the whole call changes nothing.
+      if cardinality(q.wake_result_waiters(array[v_job.id])) > 0 or v_result is not null then
+        perform q.keep_result(v_job, v_result, v_now);
+      end if;
       v_done := v_done || v_job.id;
       v_queues := v_queues || v_job.queue_id;
     end loop;
@@ -52,15 +86,15 @@ begin
   -- the DELETE passed it by: those, and stale claims, go one by one.
   if cardinality(v_done) < cardinality(complete_many.ids) then
     v_done := v_done || array(
-      select c.id from unnest(complete_many.ids, complete_many.tokens) as c(id, token)
-       where c.id <> all(v_done) and c.token is not null and q.complete(c.id, c.token));
+      select c.id from unnest(complete_many.ids, complete_many.tokens, complete_many.results) as c(id, token, result)
+       where c.id <> all(v_done) and c.token is not null and q.complete(c.id, c.token, c.result));
   end if;
   return query select unnest(v_done);
 end
 $$;
 
-comment on function q.complete_many(bigint[], uuid[]) is
-  'q.complete for many claims in one statement; returns the ids that were completed (the others were not the current claim).';
+comment on function q.complete_many(bigint[], uuid[], jsonb[]) is
+  'q.complete for many claims in one statement, with results[i] (or NULL) for ids[i]; returns the ids that were completed (the others were not the current claim). An over-size result raises 54000 and nothing changes.';
 
-revoke all on function q.complete_many(bigint[], uuid[]) from public;
-grant execute on function q.complete_many(bigint[], uuid[]) to pgq_worker;
+revoke all on function q.complete_many(bigint[], uuid[], jsonb[]) from public;
+grant execute on function q.complete_many(bigint[], uuid[], jsonb[]) to pgq_worker;

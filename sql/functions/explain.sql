@@ -40,10 +40,20 @@ begin
         end,
         jsonb_build_object('queue', v_queue.name, 'finished_at', v_done.finished_at,
                            'attempt', v_done.attempt, 'crashes', coalesce(v_done.crashes, 0),
-                           'last_error', v_last);
+                           'last_error', v_last, 'progress', v_done.progress);
       return;
     end if;
     select j.* into v_job from q_data.job j where j.id = explain.id;
+    if not found and exists (select from q_data.job_result r where r.id = explain.id) then
+      -- Completed with a result (issue 24) in a queue that keeps no history.
+      return query select 'completed'::text,
+        format('completed at %s after %s attempt(s); q.result(%s) reads its result', r.finished_at, r.attempt, r.id),
+        jsonb_build_object('queue', qq.name, 'finished_at', r.finished_at, 'attempt', r.attempt,
+                           'progress', r.progress)
+        from q_data.job_result r left join q_data.queue qq on qq.id = r.queue_id
+       where r.id = explain.id;
+      return;
+    end if;
     if not found then
       return query select 'unknown'::text,
         format('no job %s: it never existed, was completed (and the queue keeps no history), or its history passed the queue''s retention', explain.id),
@@ -61,12 +71,12 @@ begin
         return query select 'claim_expired'::text,
           format('claimed (lease only) but the lease ran out at %s; the next q.reap returns it to the queue (crash %s of %s)',
                  v_job.lease_until, coalesce(v_job.crashes, 0) + 1, v_queue.max_crashes),
-          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until);
+          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until, 'progress', v_job.progress);
       else
         return query select 'claimed_lease'::text,
           format('running: claimed with a lease only (no session evidence), attempt %s, lease until %s',
                  v_job.attempt, v_job.lease_until),
-          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until);
+          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until, 'progress', v_job.progress);
       end if;
       return;
     end if;
@@ -78,7 +88,8 @@ begin
                coalesce(v_holder.backend_start::text, 'unknown'), v_job.attempt, v_job.lease_until),
         jsonb_build_object('pid', v_holder.pid, 'application_name', v_holder.application_name,
                            'backend_start', v_holder.backend_start, 'session_state', v_holder.state,
-                           'owner', v_job.owner, 'attempt', v_job.attempt, 'lease_until', v_job.lease_until);
+                           'owner', v_job.owner, 'attempt', v_job.attempt, 'lease_until', v_job.lease_until,
+                           'progress', v_job.progress);
       if v_job.lease_until < v_now then
         return query select 'claim_expired'::text,
           format('the lease ran out at %s (no heartbeat); the next q.reap returns it to the queue', v_job.lease_until),
@@ -160,7 +171,7 @@ end
 $$;
 
 comment on function q.explain(bigint) is
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
+  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON (for a running or finished job also its progress, q.heartbeat). A waiting or scheduled job is found by reading the hot table (it has no id index).';
 
 revoke all on function q.explain(bigint) from public;
 grant execute on function q.explain(bigint) to pgq_viewer;

@@ -33,7 +33,7 @@ begin
     with page as (
       select qq.id, qq.name, qq.created_at, qq.paused, qq.lease, qq.max_attempts, qq.max_crashes,
              qq.backoff_base, qq.backoff_max, qq.keep_completed, qq.retention, qq.concurrency,
-             qq.key_concurrency, qq.ordered, qq.rate, qq.key_rate
+             qq.key_concurrency, qq.ordered, qq.rate, qq.key_rate, qq.keep_results, qq.max_result_size
         from q_data.queue qq
        where qq.id > coalesce(v_after, 0)
        order by qq.id
@@ -48,12 +48,15 @@ begin
                 or p.backoff_base <> interval '1 second' or p.backoff_max <> interval '1 hour'
                 or p.keep_completed or p.retention <> interval '7 days'
                 or p.concurrency is not null or p.key_concurrency is not null or p.ordered
-                or p.rate is not null or p.key_rate is not null)
+                or p.rate is not null or p.key_rate is not null
+                -- results (issue 24, sql/schema/095_results.sql)
+                or p.keep_results <> interval '1 day' or p.max_result_size <> 1048576)
        and not p.id in (select unnest(v_running))
        and not exists (select from q_data.job j where j.queue_id = p.id and j.state = 'w')
        and not exists (select from q_data.job j where j.queue_id = p.id and j.state = 's')
        and not exists (select from q_data.job j where j.queue_id = p.id and j.state = 'h')
        and not exists (select from q_data.job_history x where x.queue_id = p.id)
+       and not exists (select from q_data.job_result x where x.queue_id = p.id)
        and not exists (select from q_data.throughput t where t.queue_id = p.id)
        and not exists (select from q_data.schedule sc where sc.queue_id = p.id)
        and not exists (select from q_data.enqueue_receipt r where r.queue_id = p.id)

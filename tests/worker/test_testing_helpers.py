@@ -244,3 +244,10 @@ def test_import_pgq_client_needs_psycopg_only() -> None:
     assert done.returncode == 0, done.stderr
     assert "worker needs the pool: blocked: psycopg_pool" in done.stdout
     assert pgq_client.Worker is Worker
+
+
+def test_run_jobs_stores_a_handlers_return_value_as_the_jobs_result(conn: psycopg.Connection[Any]) -> None:
+    job_id = enqueue(conn, "sums", {"a": 2, "b": 3})
+    [run] = run_jobs(conn, lambda payload: {"sum": payload["a"] + payload["b"]}, "sums")
+    assert (run.outcome, run.result) == (RunOutcome.COMPLETED, {"sum": 5})
+    assert pgq_client.result(conn, job_id).result == {"sum": 5}

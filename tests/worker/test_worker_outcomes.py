@@ -127,7 +127,8 @@ def test_a_result_that_comes_after_the_lease_ran_out_is_refused_and_logged_lost(
     # server but renew nothing (q.heartbeat_many answers no row), so the lease runs out.
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("create or replace function q.heartbeat_many(ids bigint[], tokens uuid[],"
-                     " lease interval default null) returns table (id bigint, status text)"
+                     " lease interval default null, progress jsonb[] default null)"
+                     " returns table (id bigint, status text)"
                      " language sql as $$ select null::bigint, null::text where false $$")
     worker = Worker(handler, "w", database_url=db_url, lease=timedelta(seconds=1))
     with caplog.at_level("WARNING", logger="pgq"), running(worker):

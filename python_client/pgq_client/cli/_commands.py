@@ -422,6 +422,36 @@ def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
 
 
 @app.command()
+def result(
+    job_id: int = typer.Argument(..., help="Any job id."),
+    wait: Annotated[float, typer.Option("--wait", min=0, help="Wait up to this many seconds to finish.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the row as one JSON object.")] = False,
+) -> None:
+    """What became of a job: state, result, last error, attempts, finish time, progress (q.result).
+
+    With --wait, blocks until the job finishes (woken by NOTIFY, q.await_results) or the time is up;
+    exit status 1 when it is still unfinished then.
+    """
+    with database() as conn:
+        row = calls.wait_results(conn, [job_id], wait)[0] if wait > 0 else calls.result(conn, job_id)
+    fields = {
+        "id": row.id, "queue": row.queue, "state": row.state, "result": row.result, "last_error": row.last_error,
+        "attempts": row.attempts, "finished_at": row.finished_at.isoformat() if row.finished_at else None,
+        "progress": row.progress,
+    }
+    if as_json:
+        out.print_json(json.dumps(fields))
+    else:
+        for name, value in fields.items():
+            if value is None or name == "id":
+                continue
+            text = json.dumps(value) if name in ("result", "progress") else str(value)
+            out.print(f"{name + ':':<12} {escape(text)}")
+    if wait > 0 and not row.finished:
+        raise typer.Exit(1)
+
+
+@app.command()
 def health(
     show_all: Annotated[bool, typer.Option("--all", help="Show the checks that are ok too.")] = False,
 ) -> None:

@@ -286,8 +286,10 @@ def make_app(dash: Dashboard) -> Starlette:
             explain = None
             if job is not None and feats.may("explain"):
                 explain = fmt.explained(observe.explain(conn, job_id), job_id)
+            # The result and progress (revision 0009), for a role that may read them.
+            outcome = observe.result(conn, job_id) if job is not None and feats.may("result") else None
             return {"job": job, "explain": explain, "has_explain": feats.has("explain"),
-                    "can_act": dash.may_act(feats)}
+                    "can_act": dash.may_act(feats), "outcome": outcome}
 
         data = dash.read(read)
         if data["job"] is None:

@@ -60,15 +60,23 @@ def handler_threads(count: int) -> ThreadPoolExecutor | None:
 
 
 async def acall(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool,
-                threads: ThreadPoolExecutor | None = None) -> None:
-    """Run one handler: a coroutine is awaited; a plain function runs in a thread (the loop goes on)."""
+                threads: ThreadPoolExecutor | None = None, ctx: Any = None) -> Any:
+    """Run one handler and return its value: a coroutine is awaited; a plain function runs in a thread.
+
+    An async handler runs as a task of its own, which ``ctx`` (its JobContext) cancels when the
+    job is cancelled (``JobContext.stop``): the handler gets CancelledError at its next await.
+    """
     if is_async:
-        await handler(*args)
-        return
+        task = asyncio.ensure_future(handler(*args))
+        if ctx is not None:
+            loop = asyncio.get_running_loop()
+            ctx.interrupt_with(lambda: loop.call_soon_threadsafe(task.cancel))
+        return await task
     call = functools.partial(contextvars.copy_context().run, handler, *args)
     outcome = await asyncio.get_running_loop().run_in_executor(threads, call)
     if isinstance(outcome, Awaitable):
-        await outcome
+        return await outcome
+    return outcome
 
 
 async def acall_hook(hook: Callable[..., Any], *args: Any) -> None:

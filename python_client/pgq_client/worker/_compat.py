@@ -47,14 +47,19 @@ def handler_threads(count: int) -> Any:
     return None
 
 
-def call(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool, threads: Any = None) -> None:
-    """Run one handler in this thread (a coroutine function gets an event loop of its own)."""
+def call(handler: Callable[..., Any], args: tuple[Any, ...], is_async: bool, threads: Any = None,
+         ctx: Any = None) -> Any:
+    """Run one handler in this thread (a coroutine function gets an event loop of its own); returns its value.
+
+    ``ctx`` is for the async twin (which cancels an async handler's task); here a cancelled
+    job's handler learns it from its JobContext (``should_stop``, ``wait``, ``check``).
+    """
     if is_async:
-        asyncio.run(handler(*args))
-        return
+        return asyncio.run(handler(*args))
     outcome = handler(*args)
     if asyncio.iscoroutine(outcome):
-        asyncio.run(outcome)
+        return asyncio.run(outcome)
+    return outcome
 
 
 def call_hook(hook: Callable[..., Any], *args: Any) -> None:

@@ -58,6 +58,7 @@ class Result:
     error: str = ""  # the text q.fail records (a traceback)
     summary: str = ""  # "ExceptionType: first line of its message", for the logs
     seconds: float = 0.0  # the handler's run time
+    value: str | None = None  # COMPLETE: the handler's return value as JSON text (the job's result), or None
 
 
 @dataclass(frozen=True, slots=True)

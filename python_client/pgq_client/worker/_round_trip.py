@@ -15,12 +15,34 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from psycopg.types.json import Jsonb
+
 from .. import _queries as sql
 from .._error_text import clean
 from ..records import FailStatus, Job
 from ._ledger import Answer, ResultKind, Round
 
 _JOB_COLUMNS = ("id", "queue", "payload", "attempt", "crashes", "priority", "token", "lease_until")
+
+
+def _as_is(text: Any) -> str:
+    return str(text)
+
+
+def refuse_results(rnd: Round, exc: Exception) -> int:
+    """A round refused because a result is over its queue's max_result_size (54000, naming the job):
+    that job is failed instead (its handler's error says why), so the round can go again.
+    Returns how many results were turned into failures (0: the error was something else)."""
+    if getattr(exc, "sqlstate", None) != "54000":
+        return 0
+    message = str(getattr(getattr(exc, "diag", None), "message_primary", "") or exc)
+    refused = 0
+    for r in rnd.of(ResultKind.COMPLETE):
+        if r.value is not None and message.startswith(f"result of job {r.ctx.id} "):
+            r.kind, r.value, r.summary = ResultKind.FAIL, None, "result too large"
+            r.error = f"the handler's result could not be stored: {message}"
+            refused += 1
+    return refused
 
 
 @lru_cache(maxsize=64)
@@ -32,7 +54,11 @@ def build(rnd: Round) -> tuple[str, list[Any]] | None:
     """The round's statement and its parameters, or None when there is nothing to send."""
     parts: dict[str, tuple[Any, ...]] = {}
     done = rnd.of(ResultKind.COMPLETE)
-    if done:
+    if done and any(r.value is not None for r in done):
+        # Results (revision 0009): JSON text the worker encoded already, sent as is.
+        values = [None if r.value is None else Jsonb(r.value, dumps=_as_is) for r in done]
+        parts["complete_results"] = ([r.ctx.id for r in done], [r.ctx.token for r in done], values)
+    elif done:
         parts["complete"] = ([r.ctx.id for r in done], [r.ctx.token for r in done])
     failed = rnd.of(ResultKind.FAIL)
     if failed:

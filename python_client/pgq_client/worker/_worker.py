@@ -49,6 +49,7 @@ from .. import _queries as sql
 from .._decoding import decode_each
 from .._error_text import described
 from ..context import RELEASED, JobCancelled, JobContext, JobLost
+from ..payloads import dumps
 from . import events as ev
 from ._compat import (
     Event,
@@ -67,7 +68,7 @@ from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._observer import NOTHING, Observer
 from ._payload import InvalidPayload, convert
 from ._plan import ClaimPlan, Notice
-from ._round_trip import build, read
+from ._round_trip import build, read, refuse_results
 from ._schedule import ReapClock, Step, Supervisor
 from ._transient import Backoff, Outage, StartupError, fatal_reason, is_transient
 from ._wakeups import Waker
@@ -78,6 +79,7 @@ IDLE_WAIT = 1.0  # seconds an idle claim loop sleeps before it looks again unwok
 LOOP_JOIN_TIMEOUT = 5.0  # seconds the supervisor waits for the claim loops' last rounds at exit
 LISTEN_SLICE = 0.5  # seconds the listener waits for notifications before checking for stop/ping
 PING_EVERY = 5.0  # seconds between pings of the listener connection
+PUSHED_BEAT_GAP = 0.2  # seconds: a cancel notification heartbeats a job at most this often
 # The pool retries a failed connection with doubling delays; giving up after
 # this many seconds (and starting over on the next request) keeps the gap
 # between tries short, so a worker resumes within seconds of the database.
@@ -148,6 +150,7 @@ class Worker:
             raise ValueError(f"a queue may belong to one handler only, got {list(self.queues)}")
         self.log = logger or logging.getLogger(f"{ev.LOGGER_NAME}.worker")
         self._hooks = hooks
+        self._pushed_beats: dict[int, float] = {}  # job id -> when a cancel notification last heartbeat it
         # Listening with a liveness key: enqueues notify only while an empty claim says we wait.
         self._plan = ClaimPlan(self.queues, until_empty=options.listen and not options.pgbouncer)
         self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
@@ -420,6 +423,7 @@ class Worker:
                     if rnd.claim is not None:
                         self._observer.claimed(rnd.claim.queue, rnd.claim.n, len(answer.claimed), seconds)
                 except Exception as exc:  # noqa: BLE001 - every error is waited out; the loop must go on
+                    refuse_results(rnd, exc)  # an over-size result fails its job; the round goes again
                     ledger.carry(rnd)
                     if conn is not None:
                         pool.putconn(conn)
@@ -527,6 +531,8 @@ class Worker:
                     ledger.clock_skew = _clock_skew(conn)
                     if o.listen:
                         conn.execute(sql.LISTEN)
+                    # q.cancel of one of our running jobs says so on our key's channel (revision 0009).
+                    conn.execute(sql.listen_cancels(key))
                     previous, ledger.owner = ledger.owner, key
                     if previous and previous != key:
                         self._rekeyed_from = previous
@@ -544,24 +550,62 @@ class Worker:
 
     def _listen(self, conn: Connection) -> None:
         pinged = time.monotonic()
+        listen = self.options.listen
         while not self._halt.is_set():
-            if self.options.listen:
-                news = False
-                # stop_after=1: out of the generator (which holds the connection) to claim on it;
-                # notifications that arrive meanwhile wait in psycopg's backlog.
-                for note in conn.notifies(timeout=LISTEN_SLICE, stop_after=1):
+            news = False
+            cancelled: set[int] = set()
+            # stop_after=1: out of the generator (which holds the connection) to claim on it;
+            # notifications that arrive meanwhile wait in psycopg's backlog.
+            for note in conn.notifies(timeout=LISTEN_SLICE, stop_after=1):
+                if note.channel.startswith(sql.CANCEL_CHANNEL_PREFIX):
+                    if note.payload.isdigit():
+                        cancelled.add(int(note.payload))
+                elif listen:
                     # Debounced per queue (_plan.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
                     # may send, costs at most one empty claim per queue per slice.
                     news = self._plan.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
+            if cancelled:
+                self._pushed_cancel(conn, cancelled)
+            if listen:
                 if self._plan.take_sooner():
                     self._wake.set()  # a debounced queue's claim is due at the slice's end: the supervisor's timer
                 if news and not self._claim_here(conn):
                     self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
-            else:
-                self._halt.wait_for(LISTEN_SLICE)
             if time.monotonic() - pinged >= PING_EVERY:
                 conn.execute(sql.PING)
                 pinged = time.monotonic()
+
+    def _pushed_cancel(self, conn: Connection, ids: set[int]) -> None:
+        """q.cancel said (NOTIFY pgq_cancel_<our key>) that jobs we run were cancelled: stop them now.
+
+        Any role may send a NOTIFY, so the notification only makes these jobs' heartbeat
+        due now, on this connection: the database's answer ('cancelled', for the
+        cancelled claim's token alone) is what stops a handler, as at a regular heartbeat.
+        An async handler's task is cancelled; a thread's handler sees ``should_stop``
+        (and ``wait`` returns). Ids we do not hold are ignored.
+        """
+        ledger = self._ledger
+        with ledger.lock:
+            held = [ledger.held[i] for i in ids if i in ledger.held]
+        # A flood of NOTIFYs (any role may send them) costs at most one heartbeat per job per
+        # PUSHED_BEAT_GAP; a job heartbeaten for one more recently gets its next beat that much
+        # after it, from the maintenance loop.
+        now, pushed = time.monotonic(), self._pushed_beats
+        due = []
+        for c in held:
+            if c.should_stop or c.finished:
+                continue
+            last = pushed.get(c.id)
+            if last is None or now - last >= PUSHED_BEAT_GAP:
+                pushed[c.id] = now
+                due.append(c)
+            else:
+                c.next_beat = min(c.next_beat, last + PUSHED_BEAT_GAP)
+        if len(pushed) > 2 * len(ledger.held) + 100:  # forget finished jobs' entries
+            for job_id in [i for i, at in pushed.items() if now - at >= PUSHED_BEAT_GAP]:
+                del pushed[job_id]
+        for lease, group in _by_lease(ledger, due):
+            ledger.heartbeat_answer(group, _client.heartbeat_many(conn, [c.job for c in group], lease=lease))
 
     def _claim_here(self, conn: Connection) -> bool:
         """An idle worker claims on the listener's own connection, at once: no hop to a claim loop.
@@ -586,7 +630,9 @@ class Worker:
             sent = time.perf_counter()
             answer = send_round(conn, rnd)
             self._observer.claimed(rnd.claim.queue, rnd.claim.n, len(answer.claimed), time.perf_counter() - sent)
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                refuse_results(rnd, exc)
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
@@ -621,7 +667,13 @@ class Worker:
                         reaps.reaped_early(time.monotonic())
                         self._rekeyed_from = None
                     for lease, due in _by_lease(ledger, ledger.due_heartbeats(all_of_owner=rekeyed)):
-                        ledger.heartbeat_answer(due, _client.heartbeat_many(conn, [c.job for c in due], lease=lease))
+                        # Progress (ctx.progress) rides on the heartbeat; sent once, unless replaced meanwhile.
+                        progress = [c.pending_progress for c in due]
+                        ledger.heartbeat_answer(
+                            due, _client.heartbeat_many(conn, [c.job for c in due], lease=lease, progress=progress))
+                        for c, sent_value in zip(due, progress, strict=True):
+                            if sent_value is not None and c.pending_progress is sent_value:
+                                c.pending_progress = None
                     if reaps.due(time.monotonic()):
                         sent = time.perf_counter()
                         reaped = _client.reap(conn)
@@ -692,7 +744,7 @@ def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
             return Result(ResultKind.DEAD, ctx, str(exc), summary(cause), time.perf_counter() - started)
         args = (ctx.payload, ctx) if lane.with_context else (ctx.payload,)
         try:
-            call(lane.handler, args, lane.is_async, threads)
+            value = call(lane.handler, args, lane.is_async, threads, ctx)
         except (JobCancelled, JobLost):
             return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
         except BaseException as exc:  # noqa: BLE001 - a handler's failure is data for q.fail
@@ -700,11 +752,21 @@ def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
             if span is not None:
                 span.failed(exc, short)
             return Result(ResultKind.FAIL, ctx, traceback.format_exc(), short, time.perf_counter() - started)
-        kind = ResultKind.DROP if ctx.should_stop else ResultKind.COMPLETE
-        return Result(kind, ctx, seconds=time.perf_counter() - started)
+        if ctx.should_stop:
+            return Result(ResultKind.DROP, ctx, seconds=time.perf_counter() - started)
+        # The return value is the job's result (q.complete(result => ...)), encoded here so that a
+        # value the encoder cannot write fails this job, not the round that carries it.
+        try:
+            encoded = None if value is None else dumps(value)
+        except (TypeError, ValueError) as exc:
+            return Result(ResultKind.FAIL, ctx, f"the handler's return value cannot be stored as its result: {exc}",
+                          summary(exc), time.perf_counter() - started)
+        return Result(ResultKind.COMPLETE, ctx, seconds=time.perf_counter() - started, value=encoded)
     finally:
         if span is not None:
             span.end()
+
+
 
 
 def send_round(conn: Connection, rnd: Round) -> Answer:
