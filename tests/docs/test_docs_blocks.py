@@ -54,26 +54,22 @@ TIMEOUT = 20.0
 RUN = {"python": "python", "sh": "sh", "bash": "sh", "shell": "sh", "sql": "sql", "psql": "sql"}
 
 NOT_RUN: dict[tuple[str, str], str] = {
-    ("README.md", "make demo    # installs what is missing"):
-        "make test inside make test; make demo takes minutes (both are what CI runs anyway)",
-    ("README.md", "pgq migrate                                  # alembic upgrade head"):
+    ("docs/manual/worker-and-cli.md", "pgq migrate                                  # alembic upgrade head"):
         "a synopsis ([optional] arguments, a | b alternatives), not a script; each command is run by"
         " tests/worker/test_pgq_command.py",
-    ("README.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
+    ("docs/manual/pgbouncer.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
         "needs a PgBouncer at pgbouncer-host; the worker behind a real PgBouncer in transaction mode is"
         " tests/worker/test_worker_database_trouble.py",
-    ("README.md", "# conftest.py"):
-        "two files of a pytest suite in one block, around a signup() the README does not define;"
+    ("docs/manual/testing.md", "# conftest.py"):
+        "two files of a pytest suite in one block, around a signup() the page does not define;"
         " the plugin and run_jobs are tested in tests/worker/test_testing_helpers.py",
-    ("README.md", "pgq metrics --port 9632"):
+    ("docs/manual/operating.md", "pgq metrics --port 9632"):
         "a server on a fixed port that another test run on this shared machine may hold; the exporter is"
         " served and scraped in tests/observe/test_exporter.py",
-    ("README.md", "pgq dashboard                    # http://127.0.0.1:8080/"):
+    ("docs/manual/operating.md", "pgq dashboard                    # http://127.0.0.1:8080/"):
         "a server on a fixed port (8080) that another test run on this shared machine may hold; the"
         " dashboard is served and driven in headless Chromium by its own tests",
-    ("docs/guides/pgbouncer.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
-        "needs a PgBouncer at pgbouncer-host (as the README's PgBouncer command, also NOT_RUN)",
-    ("README.md", "make bench            # about 43 minutes"):
+    ("docs/manual/benchmarks.md", "make bench            # about 43 minutes"):
         "20 minutes and more; make bench-quick runs in tests/bench/test_bench_quick.py",
 }
 
