@@ -77,8 +77,8 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "200/s: no lost job, no error a worker does not retry, no lock held or waited for 2 s or more.",
      ["jobs", "migrations_under_load", "lost", "worker_errors_not_retried", "longest_lock_held_s",
       "longest_lock_wait_s"]),
-    ("12", "Schedules fire once per slot", FAST.format(file="test_schedule_chaos.py") + " (40 s); 3 minutes: "
-     + SOAK.format(name="schedules"),
+    ("12", "Schedules fire once per slot", SOAK.format(name="schedules") + " (3 minutes); 40 s (not in "
+     "`make test`): `.venv/bin/python -m pytest tests/reliability/test_schedule_chaos.py`",
      "6 worker processes (an App declaring 200 `every 1 second` schedules and 6 `* * * * *` in six time zones, "
      "synced at each start), a random worker SIGKILLed and replaced every 10 s, PostgreSQL restarted once with "
      "`pg_ctl restart -m immediate`: the unique ledger (q_data.schedule_fire), the jobs (q_data.job_history) and the "
