@@ -16,7 +16,7 @@ EMBEDDED := 1
 export DATABASE_URL := $(shell scripts/embedded-pg url)
 endif
 
-.PHONY: help deps db stop migrate dist test pgtap pytest demo bench bench-quick bench-flow bench-scale bench-sustained bench-profile soak verify revision lint generate docs clean
+.PHONY: help deps db stop migrate dist test pgtap pytest pytest-fast demo bench bench-quick bench-flow bench-scale bench-sustained bench-profile soak verify revision lint generate docs sql-reference clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_\/-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -40,13 +40,16 @@ dist: deps ## Build the sdist and the wheel (with pgq's migrations inside) into 
 
 test: db verify lint docs ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest; build the docs
 	scripts/run-pgtap
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -m "not soak" tests
 
 pgtap: db ## Only the pgTAP suite
 	scripts/run-pgtap
 
-pytest: db ## Only pytest (pass ARGS="-k name" to select)
-	$(PY) -m pytest -q tests $(ARGS)
+pytest: db ## Only pytest, as make test runs it (pass ARGS="-k name" to select)
+	$(PY) -m pytest -q -m "not soak" tests $(ARGS)
+
+pytest-fast: db ## pytest without the slow and soak-like tests: the quick loop (pass ARGS="-x")
+	$(PY) -m pytest -q -m "not slow and not soak" tests $(ARGS)
 
 demo: db migrate ## Enqueue a few thousand jobs and drain them with several workers
 	$(PY) scripts/demo.py
@@ -59,7 +62,7 @@ endif
 BENCH := .venv-bench/bin/python -m bench $(if $(EMBEDDED),,--database-url "$(DATABASE_URL)") \
 	$(foreach r,$(PGQ_REVISIONS),--pgq-revision $(r))
 
-bench: db ## Benchmarks (about 35 minutes); writes BENCHMARKS.md and bench/charts/
+bench: db ## Benchmarks (about 43 minutes: 27 + flow control's 16); writes BENCHMARKS.md and bench/charts/
 	@bench/install-deps
 	$(BENCH)
 	$(BENCH) --only flow
@@ -97,6 +100,9 @@ revision: deps ## Start an Alembic revision: make revision NAME="what changes"
 
 docs: deps ## Build the documentation site into .docs-build/site (warnings are errors)
 	$(PY) scripts/build_docs.py
+
+sql-reference: db ## Regenerate docs/reference/sql.md from the catalog of a scratch database migrated to head
+	$(PY) scripts/gen_sql_reference.py docs/reference/sql.md
 
 lint: deps ## ruff, mypy --strict on pgq_client, and the generated sync code is current
 	$(VENV)/bin/ruff check --quiet .

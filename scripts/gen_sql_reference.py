@@ -1,153 +1,229 @@
 #!/usr/bin/env python3
-"""Write the SQL API reference (Markdown) from the files under sql/.
+"""Write the SQL reference (docs/reference/sql.md) from the catalog of a database migrated to head.
 
-    scripts/gen_sql_reference.py OUT.md
+    scripts/gen_sql_reference.py [--database-url URL] [OUT.md]     (make sql-reference)
 
-One section per public function (sql/functions/*.sql): its signature as
-written, what it returns, which role may call it (from the file's GRANT) and
-the promise its ``COMMENT ON FUNCTION`` makes. The reference is generated at
-docs build time, never committed, so it can never drift from the SQL: the
-comment is the one place a function's contract is written down.
+Without ``--database-url`` it makes a scratch database on the ``DATABASE_URL`` server, runs
+``alembic upgrade head`` into it (what users install), reads the catalog and drops the database.
+OUT defaults to docs/reference/sql.md.
+
+Everything on the page comes from PostgreSQL, not from parsing files: each function of schema ``q``
+that a pgq role may execute, with its arguments as ``pg_get_function_arguments`` prints them, what
+it returns (the result columns of a ``TABLE``, or the columns of the composite type it returns),
+its volatility, whether it runs as its owner, the roles granted EXECUTE, and its
+``COMMENT ON FUNCTION`` text; then the types of schema ``q`` with their columns. The page is
+committed; ``tests/docs/test_sql_reference.py`` regenerates it and fails when it differs, so it
+cannot drift from the SQL: after changing a function (or merging a branch that does), run
+``make sql-reference``.
 """
 
 from __future__ import annotations
 
-import re
+import argparse
+import os
 import sys
-from dataclasses import dataclass
+import uuid
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SQL = ROOT / "sql"
+OUT = ROOT / "docs" / "reference" / "sql.md"
+ROLES = ("pgq_producer", "pgq_worker", "pgq_admin", "pgq_viewer", "pgq_monitor")
 
-HEADER = re.compile(r"create\s+or\s+replace\s+function\s+(q\.\w+)\s*\(", re.I)
-RETURNS = re.compile(r"\)\s*returns\s+(.+?)\s*\n\s*language\b", re.I | re.S)
-COMMENT = re.compile(r"comment\s+on\s+function\s+(q\.\w+)\s*\(([^)]*)\)\s+is\s+'((?:[^']|'')*)'\s*;", re.I | re.S)
-TYPE = re.compile(r"create\s+type\s+(q\.\w+)\s+as\s*\(", re.I)
-TYPE_COMMENT = re.compile(r"comment\s+on\s+type\s+(q\.\w+)\s+is\s+'((?:[^']|'')*)'\s*;", re.I | re.S)
-GRANT = re.compile(r"grant\s+execute\s+on\s+function\s+(q\.\w+)\s*\(([^)]*)\)\s+to\s+([\w, ]+);", re.I)
+FUNCTIONS = """
+select p.oid::int as oid, p.proname as name,
+       pg_get_function_arguments(p.oid) as args,
+       pg_get_function_result(p.oid) as result,
+       p.proretset as retset, p.prorettype as rettype,
+       case p.provolatile when 'i' then 'immutable' when 's' then 'stable' else 'volatile' end as volatility,
+       p.prosecdef as definer,
+       coalesce(obj_description(p.oid, 'pg_proc'), '') as comment,
+       array(select r.rolname::text from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+               join pg_roles r on r.oid = a.grantee
+              where a.privilege_type = 'EXECUTE' and r.rolname = any(%(roles)s)
+              order by r.rolname) as roles
+  from pg_proc p
+  join pg_namespace n on n.oid = p.pronamespace
+ where n.nspname = 'q' and p.prokind = 'f'
+ order by p.proname, pg_get_function_identity_arguments(p.oid)
+"""
 
+COLUMNS = """
+select a.attname as name, format_type(a.atttypid, a.atttypmod) as type,
+       coalesce(col_description(a.attrelid, a.attnum), '') as comment
+  from pg_attribute a
+ where a.attrelid = %(relid)s and a.attnum > 0 and not a.attisdropped
+ order by a.attnum
+"""
 
-@dataclass
-class Function:
-    name: str
-    params: list[str]
-    returns: str
-    comment: str
-    roles: list[str]
-    source: str
+OUT_COLUMNS = """
+select a.name, format_type(a.type, null) as type, '' as comment
+  from pg_proc p, unnest(p.proargnames, p.proallargtypes, p.proargmodes) with ordinality as a(name, type, mode, n)
+ where p.oid = %(oid)s and a.mode in ('t', 'o')
+ order by a.n
+"""
 
+TYPES = """
+select t.oid::int as oid, t.typname as name, t.typtype as kind, t.typrelid::int as relid,
+       coalesce(obj_description(t.oid, 'pg_type'), '') as comment,
+       array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as labels
+  from pg_type t
+  join pg_namespace n on n.oid = t.typnamespace
+ where n.nspname = 'q' and t.typtype in ('c', 'e', 'd')
+   and (t.typtype <> 'c' or (select relkind from pg_class where oid = t.typrelid) = 'c')
+ order by t.typname
+"""
 
-def _balanced(text: str, start: int) -> tuple[str, int]:
-    """The text between the parenthesis opened just before ``start`` and its match."""
-    depth, i, quote = 1, start, False
-    while i < len(text):
-        c = text[i]
-        if c == "'":
-            quote = not quote
-        elif not quote and c == "(":
-            depth += 1
-        elif not quote and c == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start:i], i
-        i += 1
-    raise ValueError("unbalanced parentheses")
+HEAD = """\
+# SQL reference
 
+<!-- Generated by scripts/gen_sql_reference.py from the catalog of a database at schema revision
+{revision} (make sql-reference); do not edit: tests/docs/test_sql_reference.py fails when it is stale. -->
 
-def _split_params(inner: str) -> list[str]:
-    params, depth, quote, current = [], 0, False, ""
-    for c in inner:
-        if c == "'":
-            quote = not quote
-        if not quote and c in "([":
-            depth += 1
-        elif not quote and c in ")]":
-            depth -= 1
-        if c == "," and depth == 0 and not quote:
-            params.append(" ".join(current.split()))
-            current = ""
-        else:
-            current += c
-    if current.strip():
-        params.append(" ".join(current.split()))
-    return params
-
-
-def parse(path: Path) -> list[Function]:
-    text = path.read_text()
-    comments = {m.group(1): m.group(3).replace("''", "'") for m in COMMENT.finditer(text)}
-    roles: dict[str, list[str]] = {}
-    for m in GRANT.finditer(text):
-        roles.setdefault(m.group(1), []).extend(r.strip() for r in m.group(3).split(","))
-    found = []
-    for m in HEADER.finditer(text):
-        inner, end = _balanced(text, m.end())
-        ret = RETURNS.match(text, end)
-        found.append(Function(
-            name=m.group(1),
-            params=_split_params(inner),
-            returns=" ".join(ret.group(1).split()) if ret else "",
-            comment=comments.get(m.group(1), ""),
-            roles=roles.get(m.group(1), []),
-            source=str(path.relative_to(ROOT)),
-        ))
-    return found
+Every function of schema `q` that one of pgq's roles may call, as PostgreSQL describes it after
+`pgq migrate` (schema revision {revision}): the arguments with their defaults (call them by name:
+`q.claim('emails', n => 10)`), what it returns, and the promise its `COMMENT ON FUNCTION` makes.
+"Roles" are the roles granted EXECUTE (`pgq_owner` owns everything and may call all of them); the
+[SQL API](../manual/sql-api.md) page groups the calls by task, and its role table says what each
+role is for. Functions not listed are pgq's internals: no role but the owner may call them.
+"""
 
 
-def parse_types(path: Path) -> list[tuple[str, list[str], str]]:
-    """(name, fields, comment) of each composite type a schema file creates."""
-    text = path.read_text()
-    comments = {m.group(1): m.group(2).replace("''", "'") for m in TYPE_COMMENT.finditer(text)}
-    return [(m.group(1), _split_params(_balanced(text, m.end())[0]), comments.get(m.group(1), ""))
-            for m in TYPE.finditer(text)]
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
 
 
-def render_types(types: list[tuple[str, list[str], str]]) -> list[str]:
-    lines = ["", "## Result types", ""]
-    for name, fields, comment in types:
-        lines += [f"### {name}", "", comment or "_(no comment)_", "", "| field | type |", "|---|---|"]
-        lines += [f"| `{f.split()[0]}` | `{' '.join(f.split()[1:])}` |" for f in fields]
-        lines.append("")
+def _columns_table(rows: list[dict[str, Any]]) -> list[str]:
+    if not any(r["comment"] for r in rows):
+        return ["| column | type |", "|---|---|"] + [f"| `{r['name']}` | `{r['type']}` |" for r in rows]
+    lines = ["| column | type | |", "|---|---|---|"]
+    lines += [f"| `{r['name']}` | `{r['type']}` | {_cell(r['comment'])} |" for r in rows]
     return lines
 
 
-def render(functions: list[Function], types: list[tuple[str, list[str], str]] | None = None) -> str:
-    lines = [
-        "# SQL API reference",
-        "",
-        "Generated from `sql/functions/*.sql` when the docs are built: each entry is the function's",
-        "signature as written, the role that may call it, and its `COMMENT ON FUNCTION` (what the",
-        "database itself shows in `\\df+`). Arguments can be passed by name: `q.claim(queue => 'emails', n => 10)`.",
-        "",
-        "| function | returns | role |",
-        "|---|---|---|",
-    ]
+def render(conn: Any) -> str:
+    """The page, from the catalog seen by ``conn`` (a psycopg connection)."""
+    from psycopg.rows import dict_row
+
+    cur = conn.cursor(row_factory=dict_row)
+    revision = cur.execute("select version_num from q.alembic_version").fetchone()["version_num"]
+    functions = [f for f in cur.execute(FUNCTIONS, {"roles": list(ROLES)}).fetchall() if f["roles"]]
+    types = cur.execute(TYPES).fetchall()
+    composite = {t["oid"]: t for t in types if t["kind"] == "c"}
+    out = [HEAD.format(revision=revision), "## Functions", ""]
+    out += [f"- [`q.{f['name']}`](#{_anchor(_title(f, n))})" for n, f in _numbered(functions)]
+    out.append("")
+    for n, f in _numbered(functions):
+        out.append(f"### {_title(f, n)}")
+        out.append("")
+        out.append("```text")
+        out.append(f"q.{f['name']}({f['args']})")
+        out.append(f"  returns {f['result']}")
+        out.append("```")
+        out.append("")
+        facts = [f"Roles: {', '.join(f'`{r}`' for r in f['roles'])}", f["volatility"]]
+        if f["definer"]:
+            facts.append("security definer")
+        out.append(" · ".join(facts))
+        out.append("")
+        rettype = composite.get(f["rettype"])
+        if rettype is not None:
+            out.append(f"Returns {'rows' if f['retset'] else 'a row'} of `q.{rettype['name']}`:")
+            out.append("")
+            out += _columns_table(cur.execute(COLUMNS, {"relid": rettype["relid"]}).fetchall())
+            out.append("")
+        elif f["result"].startswith("TABLE("):
+            out.append("Returns rows of:")
+            out.append("")
+            out += _columns_table(cur.execute(OUT_COLUMNS, {"oid": f["oid"]}).fetchall())
+            out.append("")
+        out.append(f["comment"].strip() or "(no comment)")
+        out.append("")
+    out += ["## Types", ""]
+    for t in types:
+        out.append(f"### q.{t['name']}")
+        out.append("")
+        if t["comment"]:
+            out.append(t["comment"].strip())
+            out.append("")
+        if t["kind"] == "c":
+            out += _columns_table(cur.execute(COLUMNS, {"relid": t["relid"]}).fetchall())
+        elif t["kind"] == "e":
+            out.append("Values: " + ", ".join(f"`{v}`" for v in t["labels"]))
+        else:
+            base = cur.execute("select format_type(typbasetype, typtypmod) from pg_type where oid = %s",
+                               (t["oid"],)).fetchone()["format_type"]
+            out.append(f"A domain over `{base}`.")
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _title(f: dict[str, Any], n: int) -> str:
+    return f"q.{f['name']}" + ("" if not n else f" ({n + 1})")
+
+
+def _anchor(title: str) -> str:
+    """The id Python-Markdown's toc extension gives a heading (its default slugify)."""
+    import re
+
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", title).strip().lower())
+
+
+def _numbered(functions: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """Each function with its overload index (0 for the first of a name), for distinct headings."""
+    seen: dict[str, int] = {}
+    result = []
     for f in functions:
-        anchor = f.name.replace(".", "")
-        lines.append(f"| [`{f.name}`](#{anchor}) | `{f.returns}` | {', '.join(f.roles) or 'owner only'} |")
-    for f in functions:
-        lines += ["", f"## {f.name}", "", "```sql", f"{f.name}("]
-        lines += [f"  {p}{',' if i < len(f.params) - 1 else ''}" for i, p in enumerate(f.params)]
-        lines += [f") returns {f.returns}", "```", ""]
-        roles = ", ".join(f"`{r}`" for r in f.roles) or "the owner only"
-        lines.append(f"**May call:** {roles} · **Source:** `{f.source}`")
-        lines += ["", f.comment or "_(no comment)_"]
-    lines += render_types(types or [])
-    return "\n".join(lines) + "\n"
+        n = seen.get(f["name"], 0)
+        seen[f["name"]] = n + 1
+        result.append((n, f))
+    return result
+
+
+def render_url(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return render(conn)
+
+
+def render_fresh(server_url: str) -> str:
+    """Migrate a scratch database on ``server_url``'s server to head and render its catalog."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    sys.path.insert(0, str(ROOT / "python_client"))
+    from pgq_client import migrations
+
+    params = conninfo_to_dict(server_url)
+    name = f"pgq_sqlref_{uuid.uuid4().hex[:8]}"
+    admin_url = make_conninfo(**{**params, "dbname": "postgres"})
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'create database "{name}"')
+    try:
+        url = make_conninfo(**{**params, "dbname": name})
+        migrations.upgrade(url)
+        return render_url(url)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'drop database if exists "{name}" with (force)')
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    functions = [f for path in sorted((SQL / "functions").glob("*.sql")) for f in parse(path)]
-    missing = [f.name for f in functions if not f.comment]
-    if missing:
-        print(f"functions without COMMENT ON FUNCTION: {', '.join(missing)}", file=sys.stderr)
-        return 1
-    types = [t for path in sorted((SQL / "schema").glob("*.sql")) for t in parse_types(path)]
-    Path(sys.argv[1]).write_text(render(functions, types))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--database-url", help="a database already at head (default: a scratch one)")
+    parser.add_argument("out", nargs="?", default=str(OUT))
+    args = parser.parse_args()
+    if args.database_url:
+        text = render_url(args.database_url)
+    else:
+        server = os.environ.get("DATABASE_URL")
+        if not server:
+            print("DATABASE_URL is not set (make sql-reference sets it)", file=sys.stderr)
+            return 2
+        text = render_fresh(server)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text)
     return 0
 
 

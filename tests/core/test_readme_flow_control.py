@@ -1,4 +1,4 @@
-"""The psql examples of the README's "Flow control" section run as written."""
+"""The psql examples of the manual's flow control page (docs/manual/flow-control.md) run as written."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def flow_control_blocks() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("\n## Flow control\n", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "manual" / "flow-control.md").read_text()
     return re.findall(r"```sql\n(.*?)```", section, flags=re.S)
 
 

@@ -24,7 +24,9 @@ THE RULES (for whoever adds a block to README.md or docs/**/*.md):
   what the reader installed, no more (nothing comes from an index under that name).
 * ``sql``/``psql``: ``psql -X -v ON_ERROR_STOP=1`` on the database, so psql's ``\\gset`` and
   ``:'var'`` work (use them instead of made-up ids and tokens).
-* A block still running after TIMEOUT seconds gets SIGINT (a reader's Ctrl-C; workers then stop
+* A block still running after TIMEOUT seconds (an ``sh`` block: PER_COMMAND more for each command
+  line after its first, since each ``pgq`` command starts a Python process, seconds on a loaded
+  machine) gets SIGINT (a reader's Ctrl-C; workers then stop
   gracefully); it passes if it exits with status 0.
 * A block that cannot run here goes into NOT_RUN, keyed by its file and the start of its first
   non-blank line, with the reason (an external service, minutes of runtime, a synopsis rather than a command). A
@@ -51,29 +53,26 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 TIMEOUT = 20.0
+PER_COMMAND = 4.0
 RUN = {"python": "python", "sh": "sh", "bash": "sh", "shell": "sh", "sql": "sql", "psql": "sql"}
 
 NOT_RUN: dict[tuple[str, str], str] = {
-    ("README.md", "make demo    # installs what is missing"):
-        "make test inside make test; make demo takes minutes (both are what CI runs anyway)",
-    ("README.md", "pgq migrate                                  # alembic upgrade head"):
+    ("docs/manual/worker-and-cli.md", "pgq migrate                                  # alembic upgrade head"):
         "a synopsis ([optional] arguments, a | b alternatives), not a script; each command is run by"
         " tests/worker/test_pgq_command.py",
-    ("README.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
+    ("docs/manual/pgbouncer.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
         "needs a PgBouncer at pgbouncer-host; the worker behind a real PgBouncer in transaction mode is"
         " tests/worker/test_worker_database_trouble.py",
-    ("README.md", "# conftest.py"):
-        "two files of a pytest suite in one block, around a signup() the README does not define;"
+    ("docs/manual/testing.md", "# conftest.py"):
+        "two files of a pytest suite in one block, around a signup() the page does not define;"
         " the plugin and run_jobs are tested in tests/worker/test_testing_helpers.py",
-    ("README.md", "pgq metrics --port 9632"):
+    ("docs/manual/operating.md", "pgq metrics --port 9632"):
         "a server on a fixed port that another test run on this shared machine may hold; the exporter is"
         " served and scraped in tests/observe/test_exporter.py",
-    ("README.md", "pgq dashboard                    # http://127.0.0.1:8080/"):
+    ("docs/manual/operating.md", "pgq dashboard                    # http://127.0.0.1:8080/"):
         "a server on a fixed port (8080) that another test run on this shared machine may hold; the"
         " dashboard is served and driven in headless Chromium by its own tests",
-    ("docs/guides/pgbouncer.md", 'pgq --database-url "postgresql://app@pgbouncer-host:6432/app" \\'):
-        "needs a PgBouncer at pgbouncer-host (as the README's PgBouncer command, also NOT_RUN)",
-    ("README.md", "make bench            # about 43 minutes"):
+    ("docs/manual/benchmarks.md", "make bench            # about 43 minutes"):
         "20 minutes and more; make bench-quick runs in tests/bench/test_bench_quick.py",
 }
 
@@ -182,11 +181,11 @@ class Reader:
         env.update(DATABASE_URL=self.url, PATH=os.pathsep.join(self.path), COLUMNS="200", PYTHONUNBUFFERED="1")
         return env
 
-    def run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
+    def run(self, command: list[str], timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
         started = subprocess.Popen(command, cwd=self.home, env=self.env(), stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
-            out, _ = started.communicate(timeout=TIMEOUT)
+            out, _ = started.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(started.pid, signal.SIGINT)  # Ctrl-C
             try:
@@ -218,7 +217,10 @@ class Reader:
             lines.append(line)
         script = self.home / f"block_{block.line}.sh"
         script.write_text("\n".join(lines) + "\n")
-        return self.run(["bash", "-e", "-o", "pipefail", script.name])
+        commands = [ln for ln in block.code.splitlines()
+                    if ln.strip() and not ln.strip().startswith("#") and not ln.rstrip().endswith("\\")]
+        return self.run(["bash", "-e", "-o", "pipefail", script.name],
+                        timeout=TIMEOUT + PER_COMMAND * max(0, len(commands) - 1))
 
     def install_wheel(self, line: str) -> str:
         """`pip install "pgq-client[a,b]"` -> a fresh virtualenv with the checkout's wheel and those extras."""

@@ -22,14 +22,14 @@ from psycopg.types.json import Jsonb
 from .figures import record
 from .shadows import CANARY, plant
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "manual" / "sql-api.md"  # its Roles table
 ROLES = ["pgq_producer", "pgq_worker", "pgq_monitor", "pgq_viewer", "pgq_admin", "public"]
 TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
 
 
 def documented_matrix() -> dict[str, set[str]]:
     """role -> the q functions the README's Roles table says it may call."""
-    section = README.read_text().split("### Roles", 1)[1].split("\n\n", 2)[1]
+    section = README.read_text().split("## Roles", 1)[1].split("\n\n", 2)[1]
     may: dict[str, set[str]] = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

@@ -1,6 +1,11 @@
 """Schedules fire exactly once per slot through worker kills and a PostgreSQL
 crash: the short version (about 40 s) of soak suite 12 (soak/schedules.py),
-on the soak cluster (it is restarted, so never the shared one)."""
+on the soak cluster (it is restarted, so never the shared one).
+
+Marked ``soak``: `make soak` runs it (and suite 12's 3-minute version); `make test` leaves it out.
+What `make test` still runs for the promise "once per slot": pgTAP's schedule/ folder (the ledger
+refuses a second fire of a slot, a schedule locked by another session is skipped, catch-up, DST) and
+tests/worker/test_schedules.py (real processes syncing schedules at once)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import os
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from .figures import record
 from .soak import schedules
@@ -16,6 +22,7 @@ from .soak.cluster import Cluster
 SECONDS = float(os.environ.get("PGQ_SCHEDULE_CHAOS_SECONDS", "40"))
 
 
+@pytest.mark.soak
 def test_schedules_fire_once_per_slot_through_kills_and_a_postgres_crash(tmp_path: Path) -> None:
     cluster = Cluster()
     try:

@@ -18,12 +18,12 @@ def test_the_generated_sync_code_is_what_the_async_source_gives() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_the_readme_table_of_worker_arguments_is_the_declared_one() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_manual_table_of_worker_arguments_is_the_declared_one() -> None:
+    readme = (ROOT / "docs" / "manual" / "worker-and-cli.md").read_text()
     begin, end = "<!-- worker-options:begin (generated from WorkerOptions) -->\n", "<!-- worker-options:end -->"
     assert begin in readme and end in readme
     table = readme.split(begin, 1)[1].split(end, 1)[0]
-    assert table == docs_table(), "paste pgq_client.worker.options.docs_table() into the README"
+    assert table == docs_table(), "paste pgq_client.worker.options.docs_table() into docs/manual/worker-and-cli.md"
 
 
 def test_every_option_reaches_both_workers_the_app_and_the_command() -> None:

@@ -1,4 +1,4 @@
-"""The README's App example runs as written: its tasks, its enqueue in a transaction, and its test."""
+"""The manual's App example (docs/manual/worker-and-cli.md) runs as written: tasks, enqueue, its test."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from worker_support import ROOT
 
 
 def blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    return re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "manual" / "worker-and-cli.md").read_text(), re.S)
 
 
 def test_the_readme_app_and_its_transactional_enqueue_run_as_written(conn: psycopg.Connection[Any],
