@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(585);
+select plan(603);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -24,6 +24,7 @@ insert into matrix values
   ('release',                 false, true,  true,  false),
   ('release_many',            false, true,  true,  false),
   ('reap',                    false, true,  true,  false),
+  ('adopt',                   false, true,  true,  false),
   ('cancel',                  false, false, true,  false),
   ('retry',                   false, false, true,  false),
   ('pause',                   false, false, true,  false),
@@ -107,7 +108,9 @@ insert into matrix values
   ('claim_holder',            false, false, false, false),
   ('queue_named',             false, false, false, false),
   ('check_max_rows',          false, false, false, false),
-  ('lock_wait_failed',        false, false, false, false);
+  ('lock_wait_failed',        false, false, false, false),
+  ('restart_grace',           false, false, false, false),
+  ('server_began',            false, false, false, false);
 
 -- pgq_monitor's functions (all of them also the viewer's).
 create temp table monitored (fn name primary key);
