@@ -43,6 +43,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client import (
+        adopt,
         cancel,
         cancel_jobs,
         claim,
@@ -141,6 +142,7 @@ __all__ = [
     "Worker",
     "WorkerOptions",
     "__version__",
+    "adopt",
     "cancel",
     "cancel_jobs",
     "claim",
@@ -211,6 +213,7 @@ _LAZY = {
     "ThroughputBucket": ".records",
     "ThroughputTotal": ".records",
     "UndecodablePayload": ".records",
+    "adopt": "._client",
     "cancel": "._client",
     "cancel_jobs": "._client",
     "claim": "._client",
