@@ -33,8 +33,9 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      ["jobs", "kills", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_recovery_s"]),
     ("3", "PostgreSQL crash", SOAK.format(name="crash"),
      "The chaos load while the soak cluster is restarted with `pg_ctl restart -m immediate` twice and `-m fast` "
-     "once: every enqueue that returned success exists afterwards and finishes once; every worker resumes "
-     "within 10 s.",
+     "once: every enqueue that returned success exists afterwards and finishes once; no job runs twice (every "
+     "worker survives: it takes its claims back with `q.adopt` within the reaper's restart grace, revision "
+     "0009); every worker resumes within 10 s.",
      ["jobs_enqueued_ok", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_resume_s"]),
     ("4", "Long jobs are never stolen", FAST.format(file="test_long_jobs_are_never_stolen.py"),
      "Lease 3 s with heartbeats, job runs 20 s: reclaimed 0 times while peers and the test reap. Heartbeats "
@@ -298,9 +299,10 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "`owner => q.session_key()` are lease-only.",
         "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "
         "jobs come back when their lease runs out, not within 2 s.",
-        "- A job that was running when its worker died or the server restarted runs again (at-least-once): "
-        "suites 2 and 3 count those duplicate executions and attribute them; only the current claim's "
-        "result is recorded, so terminal writes stay exactly one per job.",
+        "- A job that was running when its worker died runs again (at-least-once): suite 2 counts those "
+        "duplicate executions and attributes them; only the current claim's result is recorded, so terminal "
+        "writes stay exactly one per job. A server restart or failover re-runs nothing whose worker reconnects "
+        "within the restart grace (`q.restart_grace()`, 30 s, at most the lease; revision 0009): suite 3.",
         "",
     ]
     out += SECURITY
