@@ -78,6 +78,7 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
             "lost": result.lost, "unfinished": result.unfinished, "dead": result.dead,
             "duplicate_executions": result.duplicate_executions,
             "duplicate_terminal_writes": result.duplicate_terminal_writes,
+            "duplicated_jobs_pids": str(result.duplicated_jobs)[:200] if result.duplicated_jobs else "none",
             "extra_jobs_from_uncertain_enqueues": result.unknown_terminal,
             "worst_restart_s": max(r["restart_s"] for r in restarts),
             "worst_resume_s": max(r["resume_s"] for r in restarts),
