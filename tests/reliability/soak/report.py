@@ -85,6 +85,15 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "`pg_ctl restart -m immediate`: the unique ledger (q_data.schedule_fire), the jobs (q_data.job_history) and the "
      "handlers' own record agree; 0 double fires, 0 missed slots.",
      ["fires", "kills", "pg_restarts", "double_fires_jobs", "double_fires_seen", "missed_slots", "start_late_p99_s"]),
+    ("13", "Failover to a streaming standby", FAST.format(file="test_failover.py") + " (synchronous, 600 jobs); "
+     + SOAK.format(name="failover") + " (3,000 jobs, synchronous then asynchronous)",
+     "A primary and a physical standby made by the suite (`pg_basebackup`), 8 worker processes and 4 producers on "
+     "one multi-host conninfo (`target_session_attrs=read-write`), the standby promoted and the old primary stopped "
+     "with `-m immediate` under load. Synchronous standby (`synchronous_standby_names`, `synchronous_commit = on`): "
+     "0 committed enqueues lost, every job finished, no job run twice (the workers adopt their claims on the new "
+     "primary), workers resume within 10 s. Asynchronous: the committed enqueues the new primary lacks are counted.",
+     ["lost", "duplicate_executions", "resume_s", "sync_lost", "sync_duplicate_executions", "sync_resume_s",
+      "async_lost", "async_duplicate_executions"]),
 ]
 
 
