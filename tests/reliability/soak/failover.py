@@ -79,14 +79,17 @@ def measure(pair: Pair, logs: Path, *, jobs: int, rate: float, failover_at: floa
 
 
 def failures(figures: dict[str, Any], *, zero_loss: bool) -> str:
+    """What broke a promise. Asynchronous (zero_loss=False): the new primary may lack the last commits of
+    the old one, enqueues, claims and completes alike; a claim it lacks is taken again and its job runs
+    again (counted, not a failure: the mode's documented cost), a lost enqueue is counted."""
     out = []
     if zero_loss and figures["lost"]:
         out.append(f"{figures['lost']} committed enqueues lost")
-    if figures["unfinished"] or figures["completed_without_execution"]:
+    if figures["unfinished"] or (zero_loss and figures["completed_without_execution"]):
         out.append("jobs unfinished or completed without running")
     if figures["duplicate_terminal_writes"]:
         out.append("duplicate terminal writes")
-    if figures["duplicate_executions"]:
+    if zero_loss and figures["duplicate_executions"]:
         out.append("jobs ran twice although every worker survived")
     if not figures["workers_survived"] or figures["resume_s"] >= RESUME_PROMISE:
         out.append("a worker exited or did not resume within 10 s")
