@@ -8,6 +8,7 @@
 \ir schema/020_types.sql
 \ir schema/030_tables.sql
 \ir schema/050_sessions.sql
+\ir schema/052_server_start.sql
 \ir schema/055_enqueue_receipts.sql
 \ir schema/060_schedules.sql
 \ir schema/065_flow.sql
@@ -47,6 +48,8 @@
 \ir internal/purge_results.sql
 \ir internal/forget_idle_queues.sql
 \ir internal/claim_under_snapshot.sql
+\ir internal/restart_grace.sql
+\ir internal/server_began.sql
 \ir internal/gone_owners.sql
 \ir internal/forget_ended_sessions.sql
 \ir internal/schedule_now.sql
@@ -96,6 +99,7 @@
 \ir functions/release.sql
 \ir functions/release_many.sql
 \ir functions/reap.sql
+\ir functions/adopt.sql
 \ir functions/cancel.sql
 \ir functions/retry.sql
 \ir functions/pause.sql

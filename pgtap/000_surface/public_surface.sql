@@ -3,13 +3,14 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(182);
+select plan(186);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'claim_explained', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
+  'reap', 'adopt', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
@@ -27,6 +28,7 @@ select functions_are('q', array[
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
+  'restart_grace', 'server_began'
   'wake_result_waiters', 'keep_result', 'purge_results'
 ], 'schema q has exactly the documented functions');
 
@@ -36,6 +38,7 @@ select results_eq(
   $$ select p.oid::regprocedure::text from pg_catalog.pg_proc p
       where p.pronamespace = 'q'::regnamespace order by 1 $$,
   $$ values
+    ('q.adopt(bigint[],uuid[],integer)'),
     ('q.allow_test_clock(boolean)'),
     ('q.append_error(jsonb,jsonb)'),
     ('q.await_results(bigint[],interval)'),
@@ -120,6 +123,7 @@ select results_eq(
     ('q.reap(integer)'),
     ('q.release(bigint,uuid)'),
     ('q.release_many(bigint[],uuid[])'),
+    ('q.restart_grace()'),
     ('q.result(bigint)'),
     ('q.results(bigint[])'),
     ('q.resume(text)'),
@@ -130,6 +134,7 @@ select results_eq(
     ('q.schedule(text,text,text,jsonb,text,integer,integer,text,interval)'),
     ('q.schedule_now()'),
     ('q.schedules(text)'),
+    ('q.server_began()'),
     ('q.session_key()'),
     ('q.stats(integer,integer,text,boolean)'),
     ('q.tally(integer[],"char")'),
@@ -150,6 +155,7 @@ select results_eq(
       where p.pronamespace = 'q'::regnamespace and p.prosecdef
       order by 1 $$,
   $$ values
+    ('adopt', 'ids bigint[], tokens uuid[], owner integer', 'SETOF bigint'),
     ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
     ('await_results', 'ids bigint[], timeout interval DEFAULT ''00:05:00''::interval', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
     ('busy_keys', 'queue text DEFAULT NULL::text, max_rows integer DEFAULT 10', 'TABLE(queue text, key text, admitted integer, running integer, held bigint)'),
@@ -209,6 +215,7 @@ select has_function('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval
 select has_function('q', 'release', array['bigint', 'uuid'], 'q.release(bigint, uuid) exists');
 select has_function('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many(bigint[], uuid[]) exists');
 select has_function('q', 'reap', array['integer'], 'q.reap(int) exists');
+select has_function('q', 'adopt', array['bigint[]', 'uuid[]', 'integer'], 'q.adopt(bigint[], uuid[], int) exists');
 select has_function('q', 'cancel', array['bigint'], 'q.cancel(bigint) exists');
 select has_function('q', 'retry', array['bigint'], 'q.retry(bigint) exists');
 select has_function('q', 'pause', array['text'], 'q.pause(text) exists');
@@ -250,6 +257,7 @@ select function_returns('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'inte
 select function_returns('q', 'release', array['bigint', 'uuid'], 'boolean', 'q.release returns boolean');
 select function_returns('q', 'release_many', array['bigint[]', 'uuid[]'], 'setof bigint', 'q.release_many returns setof bigint');
 select function_returns('q', 'reap', array['integer'], 'integer', 'q.reap returns integer');
+select function_returns('q', 'adopt', array['bigint[]', 'uuid[]', 'integer'], 'setof bigint', 'q.adopt returns setof bigint');
 select function_returns('q', 'cancel', array['bigint'], 'boolean', 'q.cancel returns boolean');
 select function_returns('q', 'retry', array['bigint'], 'bigint', 'q.retry returns bigint');
 select function_returns('q', 'pause', array['text'], 'void', 'q.pause returns void');
@@ -287,6 +295,7 @@ select volatility_is('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interva
 select volatility_is('q', 'release', array['bigint', 'uuid'], 'volatile', 'q.release is volatile');
 select volatility_is('q', 'release_many', array['bigint[]', 'uuid[]'], 'volatile', 'q.release_many is volatile');
 select volatility_is('q', 'reap', array['integer'], 'volatile', 'q.reap is volatile');
+select volatility_is('q', 'adopt', array['bigint[]', 'uuid[]', 'integer'], 'volatile', 'q.adopt is volatile');
 select volatility_is('q', 'cancel', array['bigint'], 'volatile', 'q.cancel is volatile');
 select volatility_is('q', 'retry', array['bigint'], 'volatile', 'q.retry is volatile');
 select volatility_is('q', 'pause', array['text'], 'volatile', 'q.pause is volatile');
@@ -328,6 +337,7 @@ select is_definer('q', 'heartbeat_many', array['bigint[]', 'uuid[]', 'interval',
 select is_definer('q', 'release', array['bigint', 'uuid'], 'q.release is SECURITY DEFINER');
 select is_definer('q', 'release_many', array['bigint[]', 'uuid[]'], 'q.release_many is SECURITY DEFINER');
 select is_definer('q', 'reap', array['integer'], 'q.reap is SECURITY DEFINER');
+select is_definer('q', 'adopt', array['bigint[]', 'uuid[]', 'integer'], 'q.adopt is SECURITY DEFINER');
 select is_definer('q', 'cancel', array['bigint'], 'q.cancel is SECURITY DEFINER');
 select is_definer('q', 'retry', array['bigint'], 'q.retry is SECURITY DEFINER');
 select is_definer('q', 'pause', array['text'], 'q.pause is SECURITY DEFINER');
@@ -410,6 +420,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
+        'test_clock', 'waiter', 'server_start'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, server_start');
         'test_clock', 'waiter', 'job_result', 'result_waiter'],
   'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter');
 

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(633);
+select plan(651);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -25,6 +25,7 @@ insert into matrix values
   ('release',                 false, true,  true,  false),
   ('release_many',            false, true,  true,  false),
   ('reap',                    false, true,  true,  false),
+  ('adopt',                   false, true,  true,  false),
   ('cancel',                  false, false, true,  false),
   ('retry',                   false, false, true,  false),
   ('pause',                   false, false, true,  false),
@@ -110,6 +111,8 @@ insert into matrix values
   ('queue_named',             false, false, false, false),
   ('check_max_rows',          false, false, false, false),
   ('lock_wait_failed',        false, false, false, false),
+  ('restart_grace',           false, false, false, false),
+  ('server_began',            false, false, false, false);
   -- results (issue 24): read by whoever may enqueue, work or view; awaited by producers and workers
   ('result',                  true,  true,  true,  true),
   ('results',                 true,  true,  true,  true),

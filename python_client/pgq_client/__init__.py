@@ -43,6 +43,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client import (
+        adopt,
         cancel,
         cancel_jobs,
         claim,
@@ -151,6 +152,7 @@ __all__ = [
     "Worker",
     "WorkerOptions",
     "__version__",
+    "adopt",
     "cancel",
     "cancel_jobs",
     "claim",
@@ -228,6 +230,7 @@ _LAZY = {
     "ThroughputBucket": ".records",
     "ThroughputTotal": ".records",
     "UndecodablePayload": ".records",
+    "adopt": "._client",
     "cancel": "._client",
     "cancel_jobs": "._client",
     "claim": "._client",

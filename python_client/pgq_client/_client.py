@@ -303,6 +303,20 @@ def reap(conn: Connection, max_jobs: int = 1000) -> int:
     return int(_scalar(conn, sql.REAP, (max_jobs,)))
 
 
+def adopt(conn: Connection, jobs: Iterable[Job], owner: int) -> list[int]:
+    """Move running claims under liveness key ``owner`` (``q.adopt``, revision 0009); returns the ids moved.
+
+    For a worker whose connection or server went away: after it reconnects
+    and takes a new key (:func:`session_key`), the claims it still holds
+    are judged by that key. Only a claim's current token moves it; a job not
+    returned was reaped, finished or taken over, and its result will be
+    refused. Claims whose session ended with the server (a restart, a
+    failover) wait ``q.restart_grace()`` (30 s, at most their lease) for this.
+    """
+    batch = list(jobs)
+    return [int(i) for i in _scalars(conn, sql.ADOPT, ([j.id for j in batch], [j.token for j in batch], owner))]
+
+
 def session_key(conn: Connection) -> int:
     """This connection's liveness key, alive until it closes (``q.session_key``)."""
     return int(_scalar(conn, sql.SESSION_KEY))

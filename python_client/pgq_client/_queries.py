@@ -90,6 +90,8 @@ UNLISTEN_RESULTS = f"unlisten {RESULT_CHANNEL}"
 RELEASE = "select q.release(id => %s, token => %s)"
 RELEASE_MANY = "select id from q.release_many(ids => %s, tokens => %s) as id"
 REAP = "select q.reap(max_jobs => %s)"
+# Revision 0009: a reconnected worker moves its running claims under its new liveness key.
+ADOPT = "select id from q.adopt(ids => %s, tokens => %s, owner => %s) as id"
 SESSION_KEY = "select q.session_key()"
 CANCEL = "select q.cancel(id => %s)"
 RETRY = "select q.retry(id => %s)"

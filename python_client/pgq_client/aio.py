@@ -301,6 +301,20 @@ async def reap(conn: AsyncConnection, max_jobs: int = 1000) -> int:
     return int(await _scalar(conn, sql.REAP, (max_jobs,)))
 
 
+async def adopt(conn: AsyncConnection, jobs: Iterable[Job], owner: int) -> list[int]:
+    """Move running claims under liveness key ``owner`` (``q.adopt``, revision 0009); returns the ids moved.
+
+    For a worker whose connection or server went away: after it reconnects
+    and takes a new key (:func:`session_key`), the claims it still holds
+    are judged by that key. Only a claim's current token moves it; a job not
+    returned was reaped, finished or taken over, and its result will be
+    refused. Claims whose session ended with the server (a restart, a
+    failover) wait ``q.restart_grace()`` (30 s, at most their lease) for this.
+    """
+    batch = list(jobs)
+    return [int(i) for i in await _scalars(conn, sql.ADOPT, ([j.id for j in batch], [j.token for j in batch], owner))]
+
+
 async def session_key(conn: AsyncConnection) -> int:
     """This connection's liveness key, alive until it closes (``q.session_key``)."""
     return int(await _scalar(conn, sql.SESSION_KEY))

@@ -5,7 +5,11 @@ volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_count integer;
+  v_count  integer;
+  -- Rows of sessions that ended with the server stay through the restart
+  -- grace (see q.gone_owners): a claim naming a deleted key is gone at once.
+  v_began  timestamptz := q.server_began();
+  v_grace  boolean := clock_timestamp() < v_began + q.restart_grace();
 begin
   -- Called by q.reap after the lost claims went back: a key with no row
   -- counts as gone, so a claim still naming a deleted key is reaped too.
@@ -21,6 +25,7 @@ begin
                      where a.pid = x.pid
                        and (a.backend_start is null or x.backend_start is null
                             or a.backend_start = x.backend_start))
+              and not (v_grace and x.registered_at < v_began)
             limit forget_ended_sessions.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;
@@ -29,6 +34,6 @@ end
 $$;
 
 comment on function q.forget_ended_sessions(integer) is
-  'Deletes up to max_rows q_data.session rows whose backend has ended; returns how many.';
+  'Deletes up to max_rows q_data.session rows whose backend has ended (those that ended with the server only after q.restart_grace()); returns how many.';
 
 revoke all on function q.forget_ended_sessions(integer) from public;

@@ -27,9 +27,14 @@ create table if not exists rel.execution (
   attempt  integer     not null,
   pid      integer     not null,
   phase    text        not null check (phase in ('start', 'done')),
-  at       timestamptz not null default clock_timestamp()
+  at       timestamptz not null default clock_timestamp(),
+  -- One id per run of the body (ledger_worker.py): a write retried after its commit's answer was
+  -- lost (the server crashed as it committed) finds its row and adds none, so a duplicate is a
+  -- second run, never an echo of one write.
+  run      uuid
 );
 create index if not exists execution_job_idx on rel.execution (job_id);
+create unique index if not exists execution_run_idx on rel.execution (run, phase);
 create table if not exists rel.terminal (
   job_id   bigint      not null,
   attempt  integer     not null,

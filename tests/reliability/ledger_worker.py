@@ -22,6 +22,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from typing import Any
 
 import psycopg
@@ -29,7 +30,8 @@ from pgq_client import JobContext, Worker
 from pgq_client.worker import events as ev
 
 _local = threading.local()
-LEDGER = "insert into rel.execution (job_id, attempt, pid, phase) values (%s, %s, %s, %s)"
+LEDGER = ("insert into rel.execution (job_id, attempt, pid, phase, run) values (%s, %s, %s, %s, %s)"
+          " on conflict (run, phase) do nothing")
 RETRY_FOR = 90.0  # seconds a ledger write keeps trying while the database is away
 
 
@@ -42,11 +44,11 @@ def _ledger_conn() -> psycopg.Connection[Any]:
     return conn
 
 
-def write(job: JobContext, phase: str) -> None:
+def write(job: JobContext, phase: str, run: uuid.UUID) -> None:
     deadline = time.monotonic() + RETRY_FOR
     while True:
         try:
-            _ledger_conn().execute(LEDGER, (job.id, job.attempt, os.getpid(), phase))
+            _ledger_conn().execute(LEDGER, (job.id, job.attempt, os.getpid(), phase, run))
             return
         except psycopg.OperationalError:
             _local.conn = None
@@ -56,13 +58,14 @@ def write(job: JobContext, phase: str) -> None:
 
 
 def body(payload: dict[str, Any], job: JobContext) -> None:
-    write(job, "start")
+    run = uuid.uuid4()  # a retried ledger write of this run adds no second row (books.py)
+    write(job, "start", run)
     ms = 0
     if isinstance(payload, dict):
         ms = payload.get("ms_retry", payload.get("ms", 0)) if job.attempt > 1 else payload.get("ms", 0)
     if ms:
         time.sleep(ms / 1000)
-    write(job, "done")
+    write(job, "done", run)
 
 
 def main() -> None:

@@ -128,6 +128,22 @@ def test_claims_made_under_an_old_liveness_key_are_given_back_not_run() -> None:
     assert fresh == [] and books.pending(), "released with the next round"
 
 
+def test_a_new_liveness_key_lists_every_job_held_under_another_for_adoption() -> None:
+    books = ledger(lane())
+    books.owner = 7
+    held = claim_and_settle(books, range(1, 4))
+    books.release([held[2]], RELEASED)  # given back: not ours to adopt
+    books.report(Result(ResultKind.COMPLETE, held[1], seconds=0.1))  # finished, outcome not sent yet: adopt it too
+    on_its_way = books.take_round(claim=True)
+    previous, to_adopt = books.rekey(8)
+    assert previous == 7 and books.owner == 8
+    assert sorted(c.id for c in to_adopt) == [1, 2]
+    assert books.settle(on_its_way, Answer(claimed=[job(9)])) == [], "claimed under key 7 after the rekey: given back"
+    for ctx in to_adopt:
+        ctx.owner = 8
+    assert books.rekey(8) == (8, []), "nothing to adopt once every job names the key"
+
+
 def test_worth_a_round_only_for_a_full_round_while_another_is_on_its_way() -> None:
     books = ledger(lane(concurrency=4, batch_size=2), loops=2)
     assert books.worth_a_round(True)

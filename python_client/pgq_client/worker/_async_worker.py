@@ -47,7 +47,7 @@ from .. import _queries as sql
 from .. import aio, tracing
 from .._decoding import decode_each
 from .._error_text import described
-from ..context import RELEASED, JobCancelled, JobContext, JobLost
+from ..context import LOST, RELEASED, JobCancelled, JobContext, JobLost
 from ..payloads import dumps
 from . import events as ev
 from ._acompat import (
@@ -538,8 +538,11 @@ class AsyncWorker:
                         await conn.execute(sql.LISTEN)
                     # q.cancel of one of our running jobs says so on our key's channel (revision 0009).
                     await conn.execute(sql.listen_cancels(key))
-                    previous, ledger.owner = ledger.owner, key
-                    if previous and previous != key:
+                    previous, held = ledger.rekey(key)
+                    if held and not await self._adopt(conn, key, held) and previous:
+                        # A database before revision 0009 (no q.adopt): our old key is free now, so
+                        # peers will reap its jobs; the maintenance loop reaps them at once and
+                        # tells their handlers (the heartbeat says lost).
                         self._rekeyed_from = previous
                     self._owner_ready = True
                     ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=o.listen)
@@ -554,6 +557,33 @@ class AsyncWorker:
                 self._owner_ready = False
                 self._db_trouble(exc, backoff, "listener")
                 await self._halt.wait_for(backoff.next())
+
+    async def _adopt(self, conn: AsyncConnection, key: int, held: list[JobContext]) -> bool:
+        """Take the claims we still hold back under our new key (q.adopt); False on a database without it.
+
+        Restart without re-runs: after a server restart or a failover the
+        reaper leaves claims whose session ended with the server to their
+        worker for q.restart_grace() (30 s, at most the lease). A claim not
+        moved was reaped (or finished) meanwhile: its handler hears it is
+        lost, and its result will be refused. Adopted claims heartbeat at the
+        next maintenance tick (heartbeats failed while the database was away).
+        """
+        try:
+            moved = set(await aio.adopt(conn, [c.job for c in held], key))
+        except psycopg.errors.UndefinedFunction:
+            return False
+        lost = 0
+        for ctx in held:
+            if ctx.id in moved:
+                ctx.owner = key
+                ctx.next_beat = 0.0
+            elif not ctx.finished and ctx.stop(LOST):
+                lost += 1
+                self._observer.lost(ctx.queue)
+                ev.emit(self.log, logging.WARNING, ev.JOB_LOST, job_id=ctx.id, queue=ctx.queue,
+                        reason="taken back while the connection was away; not adopted")
+        ev.emit(self.log, logging.INFO, ev.JOBS_ADOPTED, count=len(moved), lost=lost, session_key=key)
+        return True
 
     async def _listen(self, conn: AsyncConnection) -> None:
         pinged = time.monotonic()

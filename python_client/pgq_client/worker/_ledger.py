@@ -445,6 +445,18 @@ class Ledger:
                 ev.emit(self.log, logging.WARNING, event, job_id=ctx.id, queue=ctx.queue,
                         reason=f"heartbeat said {out.status}")
 
+    def rekey(self, owner: int) -> tuple[int, list[JobContext]]:
+        """Claim under a new liveness key from now on; returns the old key and the held jobs under another.
+
+        One step under the lock: a claim that was on its way under the old key
+        and settles after this is given back at once (:meth:`settle`: stale),
+        and every job settled before is in the list, for the worker to adopt.
+        """
+        with self.lock:
+            previous, self.owner = self.owner, owner
+            held = [c for c in self.held.values() if c.owner != owner and not c.given_back]
+        return previous, held
+
     def held_jobs(self) -> list[tuple[str, bool]]:
         """(queue, handler started) of each job claimed and not finished: what the metrics' gauges show."""
         with self.lock:

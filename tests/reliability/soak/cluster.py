@@ -1,6 +1,9 @@
-"""The soak suites' own PostgreSQL cluster (.pg-soak, port 54361): they crash,
-restart and load it, so never the shared one in .pg. Fresh databases on it
-are installed with `alembic upgrade head`, as users install pgq."""
+"""The soak suites' own PostgreSQL cluster (.pg-soak, port 54361, or
+PGQ_SOAK_PG_PORT): they crash, restart and load it, so never the shared one
+in .pg. Fresh databases on it are installed with `alembic upgrade head`, as
+users install pgq (PGQ_SOAK_REVISION: another revision, to measure old SQL).
+Tests that restart a server of their own make a Cluster with another name
+and port."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 ROOT = Path(__file__).resolve().parents[3]
-PORT = 54361
+PORT = int(os.environ.get("PGQ_SOAK_PG_PORT", "54361"))
 ALEMBIC = str(Path(sys.executable).with_name("alembic"))
 
 
@@ -24,17 +27,18 @@ def _as_postgres() -> list[str]:
     return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
 
-def _root() -> Path:
-    path = ROOT / ".pg-soak"
+def _root(name: str = "soak") -> Path:
+    path = ROOT / f".pg-{name}"
     if os.geteuid() == 0 and subprocess.run([*_as_postgres(), "test", "-x", str(ROOT)]).returncode != 0:
-        path = Path("/var/tmp") / f"pgq-soak-{hashlib.md5(str(ROOT).encode()).hexdigest()[:12]}"
+        path = Path("/var/tmp") / f"pgq-{name}-{hashlib.md5(str(ROOT).encode()).hexdigest()[:12]}"
     return path
 
 
 class Cluster:
-    def __init__(self) -> None:
-        self.root = _root()
-        self.env = {**os.environ, "PGQ_PG_ROOT": str(self.root), "PGQ_PG_PORT": str(PORT)}
+    def __init__(self, name: str = "soak", port: int = PORT) -> None:
+        self.root = _root(name)
+        self.port = port
+        self.env = {**os.environ, "PGQ_PG_ROOT": str(self.root), "PGQ_PG_PORT": str(port)}
         self.env.pop("DATABASE_URL", None)
         self.databases: list[str] = []
 
@@ -78,7 +82,8 @@ class Cluster:
             conn.execute(f'create database "{name}"')
         self.databases.append(name)
         url = self.url(name)
-        subprocess.run([ALEMBIC, "upgrade", "head"], cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True,
+        revision = os.environ.get("PGQ_SOAK_REVISION", "head")
+        subprocess.run([ALEMBIC, "upgrade", revision], cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True,
                        capture_output=True)
         return url
 

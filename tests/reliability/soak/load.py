@@ -15,7 +15,7 @@ from ..workers import WorkerProcess
 
 
 class Producer(threading.Thread):
-    """Enqueues `total` jobs of 5-50 ms at `rate` jobs/s in batches, riding out database outages.
+    """Enqueues `total` jobs of 5-50 ms (``ms``) at `rate` jobs/s in batches, riding out database outages.
 
     ``committed`` holds the ids of every q.enqueue_many call that returned:
     those jobs must exist afterwards. A call that failed with the connection
@@ -23,9 +23,10 @@ class Producer(threading.Thread):
     ``uncertain`` (its jobs may exist twice: they are extra, never missing).
     """
 
-    def __init__(self, url: str, queue: str, total: int, rate: float, batch: int = 25, seed: int = 1) -> None:
+    def __init__(self, url: str, queue: str, total: int, rate: float, batch: int = 25, seed: int = 1,
+                 ms: tuple[int, int] = (5, 50)) -> None:
         super().__init__(daemon=True, name="producer")
-        self.url, self.queue, self.total, self.rate, self.batch = url, queue, total, rate, batch
+        self.url, self.queue, self.total, self.rate, self.batch, self.ms = url, queue, total, rate, batch, ms
         self.rng = random.Random(seed)
         self.committed: list[int] = []
         self.uncertain = 0
@@ -45,7 +46,7 @@ class Producer(threading.Thread):
         next_at = time.monotonic()
         while sent < self.total:
             count = min(self.batch, self.total - sent)
-            payloads = Jsonb([{"n": sent + i, "ms": self.rng.randint(5, 50)} for i in range(count)])
+            payloads = Jsonb([{"n": sent + i, "ms": self.rng.randint(*self.ms)} for i in range(count)])
             while True:
                 try:
                     if conn is None or conn.closed:

@@ -33,8 +33,9 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      ["jobs", "kills", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_recovery_s"]),
     ("3", "PostgreSQL crash", SOAK.format(name="crash"),
      "The chaos load while the soak cluster is restarted with `pg_ctl restart -m immediate` twice and `-m fast` "
-     "once: every enqueue that returned success exists afterwards and finishes once; every worker resumes "
-     "within 10 s.",
+     "once: every enqueue that returned success exists afterwards and finishes once; no job runs twice (every "
+     "worker survives: it takes its claims back with `q.adopt` within the reaper's restart grace, revision "
+     "0009); every worker resumes within 10 s.",
      ["jobs_enqueued_ok", "restarts", "lost", "duplicate_executions", "duplicate_terminal_writes", "worst_resume_s"]),
     ("4", "Long jobs are never stolen", FAST.format(file="test_long_jobs_are_never_stolen.py"),
      "Lease 3 s with heartbeats, job runs 20 s: reclaimed 0 times while peers and the test reap. Heartbeats "
@@ -84,6 +85,15 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "`pg_ctl restart -m immediate`: the unique ledger (q_data.schedule_fire), the jobs (q_data.job_history) and the "
      "handlers' own record agree; 0 double fires, 0 missed slots.",
      ["fires", "kills", "pg_restarts", "double_fires_jobs", "double_fires_seen", "missed_slots", "start_late_p99_s"]),
+    ("13", "Failover to a streaming standby", FAST.format(file="test_failover.py") + " (synchronous, 600 jobs); "
+     + SOAK.format(name="failover") + " (3,000 jobs, synchronous then asynchronous)",
+     "A primary and a physical standby made by the suite (`pg_basebackup`), 8 worker processes and 4 producers on "
+     "one multi-host conninfo (`target_session_attrs=read-write`), the standby promoted and the old primary stopped "
+     "with `-m immediate` under load. Synchronous standby (`synchronous_standby_names`, `synchronous_commit = on`): "
+     "0 committed enqueues lost, every job finished, no job run twice (the workers adopt their claims on the new "
+     "primary), workers resume within 10 s. Asynchronous: the committed enqueues the new primary lacks are counted.",
+     ["lost", "duplicate_executions", "resume_s", "sync_lost", "sync_duplicate_executions", "sync_resume_s",
+      "async_lost", "async_duplicate_executions"]),
 ]
 
 
@@ -298,9 +308,10 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "`owner => q.session_key()` are lease-only.",
         "- Behind PgBouncer in transaction mode there is no session evidence (`owner => 0`): a killed worker's "
         "jobs come back when their lease runs out, not within 2 s.",
-        "- A job that was running when its worker died or the server restarted runs again (at-least-once): "
-        "suites 2 and 3 count those duplicate executions and attribute them; only the current claim's "
-        "result is recorded, so terminal writes stay exactly one per job.",
+        "- A job that was running when its worker died runs again (at-least-once): suite 2 counts those "
+        "duplicate executions and attributes them; only the current claim's result is recorded, so terminal "
+        "writes stay exactly one per job. A server restart or failover re-runs nothing whose worker reconnects "
+        "within the restart grace (`q.restart_grace()`, 30 s, at most the lease; revision 0009): suite 3.",
         "",
     ]
     out += SECURITY

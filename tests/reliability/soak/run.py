@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..figures import ENV, load, record
-from . import chaos, history, migrations, pg_crash, report, schedules
+from . import chaos, failover, history, migrations, pg_crash, report, schedules
 from .cluster import ROOT, Cluster
 
 SUITES: dict[str, tuple[str, Callable[[Cluster, Path], dict[str, Any]]]] = {
@@ -32,6 +32,7 @@ SUITES: dict[str, tuple[str, Callable[[Cluster, Path], dict[str, Any]]]] = {
     "migrations": ("10", migrations.run),
     "history": ("9", history.run),
     "schedules": ("12", schedules.run),
+    "failover": ("13", failover.run),
 }
 FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000", "PGQ_FLOW_CHAOS_SECONDS": "60"}
 

@@ -27,7 +27,12 @@ begin
   end if;
 
   -- Sessions that are provably gone (q.gone_owners: no backend with their
+<<<<<<< HEAD
   -- pid and backend_start). Each gone session holds a claim, so max_jobs of
+=======
+  -- pid and backend_start; those that ended with the server after a grace
+  -- for their worker to reconnect and q.adopt its claims). Each gone session holds a claim, so max_jobs of
+>>>>>>> restart
   -- them (never more than 1000) are enough for this call.
   v_gone := q.gone_owners(least(max_jobs, 1000));
 
@@ -81,8 +86,11 @@ begin
   v_woken := v_woken || q.promote_all_due(max_jobs);
   perform q.purge_history(max_jobs, v_now);
   perform q.purge_receipts(max_jobs, v_now);
+<<<<<<< HEAD
   -- Results past their queue's keep_results, and awaits that timed out (issue 24).
   perform q.purge_results(max_jobs, v_now);
+=======
+>>>>>>> restart
   -- Idle queue names go (issue 21 item 5): at most 100 queue rows looked at per
   -- call, so the cost stays flat (100 per second still clears 360,000 an hour).
   perform q.forget_idle_queues(least(max_jobs, 100), v_now);
@@ -103,7 +111,11 @@ end
 $$;
 
 comment on function q.reap(integer) is
+<<<<<<< HEAD
   'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours, results past their queue''s keep_results (q.purge_results) and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+=======
+  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. A session that ended with the server (a restart or failover: registered before q.server_began()) counts as gone only after q.restart_grace() (30 s), in which its worker takes its claims back with q.adopt; the lease still ends such a claim. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+>>>>>>> restart
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;
