@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(585);
+select plan(597);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -24,6 +24,7 @@ insert into matrix values
   ('release',                 false, true,  true,  false),
   ('release_many',            false, true,  true,  false),
   ('reap',                    false, true,  true,  false),
+  ('stop_waiting',            false, true,  true,  false),
   ('cancel',                  false, false, true,  false),
   ('retry',                   false, false, true,  false),
   ('pause',                   false, false, true,  false),
@@ -45,6 +46,7 @@ insert into matrix values
   ('current_claims',          false, false, false, false),
   ('ensure_queue',            false, false, false, false),
   ('notify_queues',           false, false, false, false),
+  ('notify_always',           false, false, false, false),
   ('note_wait',               false, false, false, false),
   ('error_entry',             false, false, false, false),
   ('lost_reason',             false, false, false, false),
@@ -122,7 +124,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 94 functions x 6 grantees, through has_function_privilege (membership counts).
+-- 96 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,
          array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes::oid[]) with ordinality a(t, i) order by i)::name[],
