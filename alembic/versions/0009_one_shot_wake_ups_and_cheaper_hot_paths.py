@@ -31,6 +31,7 @@ depends_on = None
 
 def upgrade() -> None:
     run_frozen("0009", "functions/claim.sql")
+    run_frozen("0009", "functions/enqueue.sql")
     run_frozen("0009", "functions/resume.sql")
     run_frozen("0009", "functions/stop_waiting.sql")
     run_frozen("0009", "internal/flow_configure.sql")
@@ -45,6 +46,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     run_frozen("0008", "functions/claim.sql")
+    run_frozen("0008", "functions/enqueue.sql")
     run_frozen("0008", "functions/resume.sql")
     # --- begin wakeup ---
     op.execute("drop function if exists q.stop_waiting(integer)")
