@@ -249,7 +249,9 @@ def test_a_producer_that_rolls_back_leaves_the_wait_for_the_next_enqueue(
     assert received(w) == ["a"], "the next enqueue sends the wake-up"
 
 
-def test_a_worker_never_waits_for_a_producer_that_holds_its_wait(conn: psycopg.Connection[Any], connect: Connect) -> None:
+def test_a_worker_never_waits_for_a_producer_that_holds_its_wait(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
     conn.execute("select q.configure('a')")  # the queue's row exists: the producers do not wait on its insert
     worker, key = waiting_worker(connect, "a")
     worker.execute("set lock_timeout = '1s'")  # a wait for the producer's transaction fails the test
