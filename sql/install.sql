@@ -33,6 +33,7 @@
 \ir internal/ensure_queue.sql
 \ir internal/notify_allowed.sql
 \ir internal/notify_queues.sql
+\ir internal/notify_always.sql
 \ir internal/note_wait.sql
 \ir internal/error_entry.sql
 \ir internal/append_error.sql
@@ -90,6 +91,7 @@
 \ir functions/enqueue_many.sql
 \ir functions/claim.sql
 \ir functions/claim_explained.sql
+\ir functions/stop_waiting.sql
 \ir functions/complete.sql
 \ir functions/complete_many.sql
 \ir functions/fail.sql

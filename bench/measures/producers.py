@@ -3,7 +3,8 @@
 PostgreSQL holds one cluster-wide lock through the whole commit of every
 transaction that sent a NOTIFY, so when every enqueue notified, producers
 committed one at a time. Since revision 0008 an enqueue notifies only while a
-worker waits for its queue (q_data.waiter). Side by side, at each producer
+worker waits for its queue (q_data.waiter), and since 0009 only once per wait (the first enqueue
+that finds the wait takes it). Side by side, at each producer
 count, the same pgbench script (`select q.enqueue('nb', '{"a":1}')`, prepared):
 
 * pgq, wake-ups on, with a pgq Worker (listening, no-op handler) on the queue,
@@ -183,8 +184,10 @@ def run(ctx: Context) -> Section:
                 worker.join(15)
         res[(variant, clients)].append(r.tps)
         if variant in (ON, OFF, NOBODY):
-            seconds = p.producers_seconds if not p.pgbench_transactions else None
-            sent = heard.count / (r.tps * seconds) * 1000 if seconds and r.tps else float("nan")
+            # Enqueues in the run: by count in the quick profile (-t), else the rate times the run's length.
+            enqueues = (p.pgbench_transactions * clients if p.pgbench_transactions
+                        else r.tps * p.producers_seconds)
+            sent = heard.count / enqueues * 1000 if enqueues else float("nan")
             notifies[(variant, clients)].append(sent)
 
     try:

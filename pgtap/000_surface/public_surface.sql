@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(186);
+select plan(190);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -14,11 +14,11 @@ select functions_are('q', array[
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
-  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
+  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock', 'stop_waiting',
   'result', 'results', 'await_results',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
-  'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
+  'current_claims', 'ensure_queue', 'notify_queues', 'notify_always', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
   'promote_all_due', 'purge_history', 'purge_receipts',
@@ -108,6 +108,7 @@ select results_eq(
     ('q.next_slot(q.cron_spec,interval,text,timestamp with time zone)'),
     ('q.note_wait(text,integer,boolean)'),
     ('q.notify_allowed()'),
+    ('q.notify_always(integer[])'),
     ('q.notify_queues(integer[])'),
     ('q.pause(text)'),
     ('q.pause_schedule(text)'),
@@ -137,6 +138,7 @@ select results_eq(
     ('q.server_began()'),
     ('q.session_key()'),
     ('q.stats(integer,integer,text,boolean)'),
+    ('q.stop_waiting(integer)'),
     ('q.tally(integer[],"char")'),
     ('q.tg_job__flow_admit()'),
     ('q.tg_job__flow_finish()'),
@@ -195,6 +197,7 @@ select results_eq(
     ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
     ('session_key', '', 'integer'),
     ('stats', 'exact_up_to integer DEFAULT 1000, max_queues integer DEFAULT 1000, after text DEFAULT NULL::text, include_idle boolean DEFAULT false', 'SETOF q.queue_stats'),
+    ('stop_waiting', 'owner integer', 'integer'),
     ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
     ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)'),
     ('unschedule', 'name text', 'boolean') $$,
@@ -202,6 +205,7 @@ select results_eq(
 
 -- has_function with argument types, for each public function.
 select has_function('q', 'session_key', '{}'::name[], 'q.session_key() exists');
+select has_function('q', 'stop_waiting', array['integer'], 'q.stop_waiting(int) exists');
 select has_function('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue(text, jsonb, timestamptz, int, int, text, text) exists');
 select has_function('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many(text, jsonb, timestamptz, int, int, text[], text, text, text[]) exists');
 select has_function('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim(text, int, interval, int) exists');
@@ -244,6 +248,7 @@ select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists')
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
+select function_returns('q', 'stop_waiting', array['integer'], 'integer', 'q.stop_waiting returns integer');
 select function_returns('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'bigint', 'q.enqueue returns bigint');
 select function_returns('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'setof bigint', 'q.enqueue_many returns setof bigint');
 select function_returns('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'setof q.claimed_job', 'q.claim returns setof q.claimed_job');
@@ -282,6 +287,7 @@ select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info'
 -- health, schedules, limits). q.stats writes nothing either, but its
 -- estimates run EXPLAIN, which PostgreSQL allows only in a volatile function.
 select volatility_is('q', 'session_key', '{}'::name[], 'volatile', 'q.session_key is volatile');
+select volatility_is('q', 'stop_waiting', array['integer'], 'volatile', 'q.stop_waiting is volatile');
 select volatility_is('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'volatile', 'q.enqueue is volatile');
 select volatility_is('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'volatile', 'q.enqueue_many is volatile');
 select volatility_is('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'volatile', 'q.claim is volatile');
@@ -324,6 +330,7 @@ select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is 
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
+select is_definer('q', 'stop_waiting', array['integer'], 'q.stop_waiting is SECURITY DEFINER');
 select is_definer('q', 'enqueue', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text', 'text'], 'q.enqueue is SECURITY DEFINER');
 select is_definer('q', 'enqueue_many', array['text', 'jsonb', 'timestamp with time zone', 'integer', 'integer', 'text[]', 'text', 'text', 'text[]'], 'q.enqueue_many is SECURITY DEFINER');
 select is_definer('q', 'claim', array['text', 'integer', 'interval', 'integer'], 'q.claim is SECURITY DEFINER');
@@ -370,7 +377,7 @@ select is(
   array(select p.proname::text from pg_catalog.pg_proc p
          where p.pronamespace = 'q'::regnamespace and p.prosecdef
            and p.proname in ('lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim',
-                             'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry',
+                             'check_claims', 'current_claims', 'ensure_queue', 'notify_queues', 'notify_always', 'note_wait', 'error_entry',
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues',

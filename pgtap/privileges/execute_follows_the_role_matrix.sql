@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(651);
+select plan(663);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -26,6 +26,7 @@ insert into matrix values
   ('release_many',            false, true,  true,  false),
   ('reap',                    false, true,  true,  false),
   ('adopt',                   false, true,  true,  false),
+  ('stop_waiting',            false, true,  true,  false),
   ('cancel',                  false, false, true,  false),
   ('retry',                   false, false, true,  false),
   ('pause',                   false, false, true,  false),
@@ -47,6 +48,7 @@ insert into matrix values
   ('current_claims',          false, false, false, false),
   ('ensure_queue',            false, false, false, false),
   ('notify_queues',           false, false, false, false),
+  ('notify_always',           false, false, false, false),
   ('note_wait',               false, false, false, false),
   ('error_entry',             false, false, false, false),
   ('lost_reason',             false, false, false, false),
@@ -134,6 +136,7 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
+-- 96 functions x 6 grantees, through has_function_privilege (membership counts).
 -- 100 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,

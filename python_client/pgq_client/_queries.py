@@ -278,6 +278,9 @@ def round_statement(parts: tuple[str, ...]) -> str:
 # -- the worker's own session: clock, liveness, start-up checks ----------------------------------
 
 CLOCK = "select clock_timestamp()"
+# A clean stop ends the worker's waits (revision 0009): left behind, each would cost the next
+# enqueue into its queue a needless NOTIFY. Not in WORKER_FUNCTIONS: a worker still runs on 0008.
+STOP_WAITING = "select q.stop_waiting(%s)"
 PING = "select 1"
 BACKEND_PID = "select pg_backend_pid()"
 # In a transaction of its own that stays open while the liveness connection

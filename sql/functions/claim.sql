@@ -151,8 +151,15 @@ begin
     else
       -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:
       -- this runs on every listening claim of a busy worker, and with no row
-      -- it is one index probe and no write.
-      delete from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner;
+      -- it is one index probe and no write. A row a producer holds (it is
+      -- taking the wait to send the wake-up) is skipped, never waited for.
+      if exists (select from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner) then
+        delete from q_data.waiter w
+         where w.ctid = any(array(
+                 select x.ctid from q_data.waiter x
+                  where x.queue = claim.queue and x.session_key = v_owner
+                    for update skip locked));
+      end if;
     end if;
   end if;
 end

@@ -12,7 +12,7 @@ declare
   v_queue_id integer := (q.ensure_queue(resume.queue)).id;
 begin
   update q_data.queue qq set paused = false where qq.id = v_queue_id;
-  perform q.notify_queues(array[v_queue_id]);
+  perform q.notify_always(array[v_queue_id]);
 exception when lock_not_available then
   perform q.lock_wait_failed('q.resume', format('queue %L', resume.queue));
 end

@@ -151,7 +151,7 @@ begin
            rate_wait = null
      where j.queue_id = flow_configure.queue_id and j.state = 's' and j.rate_wait;
     if found then
-      perform q.notify_queues(array[flow_configure.queue_id]);
+      perform q.notify_always(array[flow_configure.queue_id]);
     end if;
   end if;
 
@@ -159,7 +159,7 @@ begin
   if v_new.key_concurrency is null and v_old.key_concurrency is not null then
     update q_data.job j set state = 'w'
      where j.queue_id = flow_configure.queue_id and j.state = 'h';
-    perform q.notify_queues(array[flow_configure.queue_id]);
+    perform q.notify_always(array[flow_configure.queue_id]);
   end if;
   -- Key limit raised: keys with held jobs get slots for them at once (made
   -- one per admitted job, by the sweep of this queue: the keys are listed for

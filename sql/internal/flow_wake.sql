@@ -21,10 +21,10 @@ begin
                      where x.id = flow_wake.queue_id and x.flow_waiting
                        for update skip locked);
   if found then
-    perform q.notify_queues(array[flow_wake.queue_id]);
+    perform q.notify_always(array[flow_wake.queue_id]);
   end if;
 exception when serialization_failure then
-  perform q.notify_queues(array[flow_wake.queue_id]);  -- REPEATABLE READ: notify, to be safe
+  perform q.notify_always(array[flow_wake.queue_id]);  -- REPEATABLE READ: notify, to be safe
 end
 $$;
 

@@ -14,6 +14,24 @@ begin
   -- Called by q.reap after the lost claims went back: a key with no row
   -- counts as gone, so a claim still naming a deleted key is reaped too.
   perform pg_stat_clear_snapshot();
+  -- Their waits first (q_data.waiter), skipping rows a producer holds: since
+  -- 0009 an enqueue takes a waiter row in its own transaction, and the
+  -- cascade from the session row would wait for that transaction. A session
+  -- that still has a wait (held) stays for the next call.
+  with alive as materialized (
+    select a.pid, a.backend_start from pg_stat_get_activity(null) a
+  )
+  delete from q_data.waiter w
+   where w.ctid = any(array(
+           select y.ctid from q_data.waiter y
+            where y.session_key in (
+                    select x.key from q_data.session x
+                     where not exists (
+                             select from alive a
+                              where a.pid = x.pid
+                                and (a.backend_start is null or x.backend_start is null
+                                     or a.backend_start = x.backend_start)))
+              for update skip locked));
   with alive as materialized (
     select a.pid, a.backend_start from pg_stat_get_activity(null) a
   )
@@ -26,6 +44,7 @@ begin
                        and (a.backend_start is null or x.backend_start is null
                             or a.backend_start = x.backend_start))
               and not (v_grace and x.registered_at < v_began)
+              and not exists (select from q_data.waiter w where w.session_key = x.key)
             limit forget_ended_sessions.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;

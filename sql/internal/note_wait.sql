@@ -18,6 +18,15 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
   if note_wait.idle then
+    -- Already waiting: nothing to write. A row a producer is taking (it has
+    -- deleted it and not committed) still counts: its NOTIFY comes at its
+    -- commit, or the row stays if it rolls back. Looked up first, because an
+    -- INSERT ... ON CONFLICT against that row would wait for the producer's
+    -- transaction, and a worker's claim must never wait for a producer.
+    if exists (select from q_data.waiter w
+                where w.queue = note_wait.queue and w.session_key = note_wait.owner) then
+      return;
+    end if;
     -- The wait must be committed before the caller's next claim: it is,
     -- since the caller claims again only after this transaction's answer.
     insert into q_data.waiter (queue, session_key)
@@ -27,9 +36,16 @@ begin
       perform set_config('pgq.claim_waiting', 'new', true);
     end if;
   else
-    -- No row (a busy worker): one index probe, no write.
-    delete from q_data.waiter w
-     where w.queue = note_wait.queue and w.session_key = note_wait.owner;
+    -- No row (a busy worker): one index probe, no write. A row a producer
+    -- holds is skipped, not waited for: that producer is taking it.
+    if exists (select from q_data.waiter w
+                where w.queue = note_wait.queue and w.session_key = note_wait.owner) then
+      delete from q_data.waiter w
+       where w.ctid = any(array(
+               select x.ctid from q_data.waiter x
+                where x.queue = note_wait.queue and x.session_key = note_wait.owner
+                  for update skip locked));
+    end if;
   end if;
 end
 $$;

@@ -5,7 +5,9 @@
 -- written by q.claim (sql/functions/claim.sql) when a listening claim comes
 -- back empty, deleted by the next listening claim of that session that finds
 -- jobs, and by q.reap (through q_data.session) once the session has ended.
--- The enqueue trigger only reads it (sql/triggers/notify_enqueued.sql).
+-- The first enqueue that finds a queue's rows takes them (deletes them, SKIP
+-- LOCKED) and sends the one NOTIFY (revision 0009, sql/triggers/notify_enqueued.sql);
+-- a worker that stops cleanly deletes its own (q.stop_waiting).
 -- Keyed by queue name, not id: a worker may wait for a queue nobody has
 -- enqueued into yet.
 create table q_data.waiter (

@@ -99,6 +99,9 @@ def test_one_insert_statement_for_two_queues_sends_one_notification_per_queue(
     # The trigger itself, hit by one multi-queue INSERT (as the superuser the tests run as).
     conn.execute("select q.enqueue('a', '0'), q.enqueue('b', '0')")
     assert sorted(first_arrival(listener)) == [("pgq", "a"), ("pgq", "b")]
+    # One wake-up per wait (0009): that NOTIFY took the listener's waits; it waits again.
+    conn.execute("delete from q_data.job")
+    wait_for_jobs(listener, "a", "b")
 
     conn.execute(
         """insert into q_data.job (queue_id, payload, run_at)
@@ -145,8 +148,12 @@ def test_releasing_a_claim_sends_one_notification(conn: psycopg.Connection[Any],
     claimed = conn.execute("select id, token from q.claim('a', 1)").fetchone()
     watcher = connect()
     watcher.execute("listen pgq")
+    wait_for_jobs(watcher, "a")  # on demand (0008), one-shot (0009): only a waiting session is told
     assert conn.execute("select q.release(%s, %s)", claimed).fetchone()[0] is True
     assert first_arrival(watcher) == [("pgq", "a")]
+    claimed = conn.execute("select id, token from q.claim('a', 1)").fetchone()
+    assert conn.execute("select q.release(%s, %s)", claimed).fetchone()[0] is True
+    assert received(watcher) == [], "the first release took the wait: nobody waits now"
 
 
 def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
@@ -157,6 +164,7 @@ def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
     assert len(worker.execute("select * from q.claim('a', 3, lease => '10 milliseconds')").fetchall()) == 3
     watcher = connect()
     watcher.execute("listen pgq")
+    wait_for_jobs(watcher, "a")
     time.sleep(0.05)
 
     assert conn.execute("select q.reap()").fetchone()[0] == 3

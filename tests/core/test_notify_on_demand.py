@@ -3,12 +3,15 @@
 A session waits for a queue when a claim it made with ``pgq.listening = on``
 and its liveness key came back empty (``pgq.wait_when = empty``, the worker
 runtime) or short (without it: loops that claim until short); any other claim
-ends the wait (q_data.waiter). Every check here watches from a separate LISTEN session, which
-is not itself a waiter: what it receives is what the producers sent.
+ends the wait (q_data.waiter). Since 0009 a wake-up is one-shot: the first producer that finds a
+queue's waits takes them (deletes the rows in its own transaction) and sends the one NOTIFY. Every
+check here watches from a separate LISTEN session, which is not itself a waiter: what it receives is
+what the producers sent.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -185,4 +188,104 @@ def test_without_wait_when_a_short_claim_waits_and_a_full_one_ends_the_wait(
     conn.execute("select q.enqueue_many('a', '[4, 5]')")
     assert received(w) == ["a"]
     assert len(loop.execute("select * from q.claim('a', 2, owner => %s)", (key,)).fetchall()) == 2
+    assert waiters(conn) == []
+
+
+def test_a_wait_is_woken_once_not_by_every_enqueue(conn: psycopg.Connection[Any], connect: Connect) -> None:
+    # 0008 sent one NOTIFY per enqueue while a worker waited (287-471 per 1,000 with a worker running),
+    # each a commit under PostgreSQL's global notify lock. One wait, one wake-up.
+    worker, key = waiting_worker(connect, "a")
+    w = watcher(connect)
+    producer = connect()
+    for n in range(20):
+        producer.execute("select q.enqueue('a', %s)", (Jsonb({"n": n}),))
+    assert received(w) == ["a"]
+    assert waiters(conn) == []
+    assert [n.payload for n in worker.notifies(timeout=1, stop_after=1)] == ["a"]
+
+
+def test_concurrent_producers_send_one_wake_up_for_one_wait(conn: psycopg.Connection[Any], connect: Connect) -> None:
+    # 8 producers enqueue at once into the queue a worker waits for: the first to find the wait takes
+    # it (the others skip the row it holds, never wait for it, or find it gone) and sends the only NOTIFY.
+    waiting_worker(connect, "a")
+    w = watcher(connect)
+    producers = [connect() for _ in range(8)]
+    go = threading.Barrier(len(producers))
+    failures: list[BaseException] = []
+
+    def produce(p: psycopg.Connection[Any]) -> None:
+        try:
+            go.wait()
+            for n in range(25):
+                p.execute("select q.enqueue('a', %s)", (Jsonb({"n": n}),))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=produce, args=(p,)) for p in producers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert failures == []
+    assert conn.execute("select count(*) from q_data.job where state = 'w'").fetchone()[0] == 200
+    assert received(w) == ["a"]
+
+
+def test_a_producer_that_rolls_back_leaves_the_wait_for_the_next_enqueue(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
+    conn.execute("select q.configure('a')")  # the queue's row exists: the producers do not wait on its insert
+    _, key = waiting_worker(connect, "a")
+    w = watcher(connect)
+    holder = connect(autocommit=False)
+    holder.execute("select q.enqueue('a', '{}')")  # takes the wait, not committed
+    other = connect()
+    other.execute("set lock_timeout = '1s'")
+    other.execute("select q.enqueue('a', '{}')")  # skips the held wait: no lock wait, no NOTIFY
+    holder.rollback()
+    assert received(w) == []
+    assert waiters(conn) == [("a", key)], "the wait came back with the rollback"
+    conn.execute("select q.enqueue('a', '{}')")
+    assert received(w) == ["a"], "the next enqueue sends the wake-up"
+
+
+def test_a_worker_never_waits_for_a_producer_that_holds_its_wait(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
+    conn.execute("select q.configure('a')")  # the queue's row exists: the producers do not wait on its insert
+    worker, key = waiting_worker(connect, "a")
+    worker.execute("set lock_timeout = '1s'")  # a wait for the producer's transaction fails the test
+    holder = connect(autocommit=False)
+    holder.execute("select q.enqueue('a', '{}')")  # takes the worker's wait and keeps its transaction open
+    assert worker.execute("select * from q.claim('a', 10, owner => %s)", (key,)).fetchall() == []  # still waiting
+    conn.execute("select q.enqueue('a', '{}')")
+    assert len(worker.execute("select * from q.claim('a', 10, owner => %s)", (key,)).fetchall()) == 1  # ends it
+    assert worker.execute("select q.stop_waiting(%s)", (key,)).fetchone()[0] == 0  # held: left to the producer
+    holder.commit()
+    assert waiters(conn) == []
+
+
+def test_a_stale_wait_costs_one_notification_and_the_reaper_is_not_held_by_a_producer(
+    conn: psycopg.Connection[Any], connect: Connect
+) -> None:
+    # A worker's session ends without a clean stop: its wait is stale. The first enqueue takes it
+    # (one needless NOTIFY), none after it. q.reap, which deletes ended sessions, skips a wait a
+    # producer holds instead of waiting for that producer's transaction.
+    conn.execute("select q.configure('a'), q.configure('b')")
+    worker, key = waiting_worker(connect, "a", "b")
+    worker.close()
+    time.sleep(0.2)
+    w = watcher(connect)
+    for _ in range(5):
+        conn.execute("select q.enqueue('a', '{}')")
+    assert received(w) == ["a"]
+    holder = connect(autocommit=False)
+    holder.execute("select q.enqueue('b', '{}')")  # holds the stale wait for b
+    reaper = connect()
+    reaper.execute("set lock_timeout = '1s'")
+    reaper.execute("select q.reap()")
+    assert conn.execute("select count(*) from q_data.session where key = %s", (key,)).fetchone()[0] == 1
+    holder.commit()
+    reaper.execute("select q.reap()")
+    assert conn.execute("select count(*) from q_data.session where key = %s", (key,)).fetchone()[0] == 0
     assert waiters(conn) == []

@@ -551,6 +551,8 @@ class AsyncWorker:
                     self._plan.hint()  # notifications may have been missed while away: every loop claims
                     self._waker.wake_all()
                     await self._listen(conn)
+                    if o.listen:
+                        await self._stop_waiting(conn, key)
             except asyncio.CancelledError:  # async-only
                 raise  # async-only
             except Exception as exc:  # noqa: BLE001
@@ -643,6 +645,18 @@ class AsyncWorker:
                 del pushed[job_id]
         for lease, group in _by_lease(ledger, due):
             ledger.heartbeat_answer(group, await aio.heartbeat_many(conn, [c.job for c in group], lease=lease))
+
+    async def _stop_waiting(self, conn: AsyncConnection, key: int) -> None:
+        """A clean stop: end this worker's waits (q.stop_waiting), so no enqueue wakes a worker that is gone.
+
+        Best effort: before revision 0009 there is no such function, and a
+        wait left behind costs one needless NOTIFY (the next enqueue into its
+        queue takes it) until q.reap sees the session gone.
+        """
+        try:
+            await conn.execute(sql.STOP_WAITING, (key,))
+        except psycopg.Error as exc:
+            ev.emit(self.log, logging.DEBUG, ev.DB_ERROR, component="stop waiting", error=summary(exc))
 
     async def _claim_here(self, conn: AsyncConnection) -> bool:
         """An idle worker claims on the listener's own connection, at once: no hop to a claim loop.

@@ -546,6 +546,8 @@ class Worker:
                     self._plan.hint()  # notifications may have been missed while away: every loop claims
                     self._waker.wake_all()
                     self._listen(conn)
+                    if o.listen:
+                        self._stop_waiting(conn, key)
             except Exception as exc:  # noqa: BLE001
                 self._owner_ready = False
                 self._db_trouble(exc, backoff, "listener")
@@ -636,6 +638,18 @@ class Worker:
                 del pushed[job_id]
         for lease, group in _by_lease(ledger, due):
             ledger.heartbeat_answer(group, _client.heartbeat_many(conn, [c.job for c in group], lease=lease))
+
+    def _stop_waiting(self, conn: Connection, key: int) -> None:
+        """A clean stop: end this worker's waits (q.stop_waiting), so no enqueue wakes a worker that is gone.
+
+        Best effort: before revision 0009 there is no such function, and a
+        wait left behind costs one needless NOTIFY (the next enqueue into its
+        queue takes it) until q.reap sees the session gone.
+        """
+        try:
+            conn.execute(sql.STOP_WAITING, (key,))
+        except psycopg.Error as exc:
+            ev.emit(self.log, logging.DEBUG, ev.DB_ERROR, component="stop waiting", error=summary(exc))
 
     def _claim_here(self, conn: Connection) -> bool:
         """An idle worker claims on the listener's own connection, at once: no hop to a claim loop.
