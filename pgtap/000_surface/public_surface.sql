@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(164);
+select plan(196);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -14,6 +14,7 @@ select functions_are('q', array[
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
+  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'flow', 'create_batch', 'seal_batch', 'batch',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -25,7 +26,9 @@ select functions_are('q', array[
   'flow_want', 'flow_wake', 'flow_reasons',
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
-  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed'
+  'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
+  'deps_bad_policy', 'deps_policy', 'deps_check_parents', 'deps_mark_parents', 'batch_join', 'batch_try_fire',
+  'batch_member_ended', 'deps_resolve', 'deps_explain', 'tg_job__deps_finish'
 ], 'schema q has exactly the documented functions');
 
 -- No overloads: one signature per name (CREATE OR REPLACE with new argument
@@ -37,6 +40,10 @@ select results_eq(
     ('q.allow_test_clock(boolean)'),
     ('q.append_error(jsonb,jsonb)'),
     ('q.backoff(integer,interval,interval)'),
+    ('q.batch(bigint)'),
+    ('q.batch_join(bigint)'),
+    ('q.batch_member_ended(bigint,bigint,"char")'),
+    ('q.batch_try_fire(q_data.batch)'),
     ('q.cancel(bigint)'),
     ('q.cancel_jobs(text,text,jsonb,integer)'),
     ('q.check_claim(bigint,uuid)'),
@@ -52,6 +59,7 @@ select results_eq(
     ('q.complete(bigint,uuid)'),
     ('q.complete_many(bigint[],uuid[])'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval)'),
+    ('q.create_batch(text,jsonb,text)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_longest_gap(q.cron_spec)'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
@@ -60,7 +68,15 @@ select results_eq(
     ('q.cron_value(text,text,text,text,integer,integer,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
     ('q.delete_queue(text)'),
+    ('q.deps_bad_policy(text)'),
+    ('q.deps_check_parents(bigint[])'),
+    ('q.deps_explain(q_data.job)'),
+    ('q.deps_mark_parents(bigint[])'),
+    ('q.deps_policy(text)'),
+    ('q.deps_resolve(bigint[],"char")'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
+    ('q.enqueue_after(text,jsonb,bigint[],text,timestamp with time zone,integer,integer,text,bigint)'),
+    ('q.enqueue_flow(jsonb)'),
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text,text,text[])'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
@@ -71,6 +87,7 @@ select results_eq(
     ('q.finish(q_data.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
     ('q.fire_slot(q_data.schedule,timestamp with time zone)'),
+    ('q.flow(bigint,integer)'),
     ('q.flow_add_key_rate_slot(integer,text,smallint)'),
     ('q.flow_add_key_slot(integer,text,smallint,bigint)'),
     ('q.flow_block_reason(bigint)'),
@@ -100,6 +117,7 @@ select results_eq(
     ('q.note_wait(text,integer,boolean)'),
     ('q.notify_allowed()'),
     ('q.notify_queues(integer[])'),
+    ('q.parents(bigint)'),
     ('q.pause(text)'),
     ('q.pause_schedule(text)'),
     ('q.payload_size(jsonb)'),
@@ -121,15 +139,18 @@ select results_eq(
     ('q.schedule(text,text,text,jsonb,text,integer,integer,text,interval)'),
     ('q.schedule_now()'),
     ('q.schedules(text)'),
+    ('q.seal_batch(bigint)'),
     ('q.session_key()'),
     ('q.stats(integer,integer,text,boolean)'),
     ('q.tally(integer[],"char")'),
+    ('q.tg_job__deps_finish()'),
     ('q.tg_job__flow_admit()'),
     ('q.tg_job__flow_finish()'),
     ('q.tg_job__flow_stop()'),
     ('q.tg_job__notify_enqueued()'),
     ('q.throughput(interval)'),
     ('q.throughput_totals()'),
+    ('q.unblock(bigint)'),
     ('q.unschedule(text)') $$,
   'every function in q has exactly one, pinned signature');
 
@@ -141,18 +162,23 @@ select results_eq(
       order by 1 $$,
   $$ values
     ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
+    ('batch', 'id bigint', 'TABLE(batch_id bigint, callback_queue text, on_dead text, created_at timestamp with time zone, sealed_at timestamp with time zone, fired_at timestamp with time zone, callback_id bigint, members_left bigint, completed bigint, dead bigint, cancelled bigint)'),
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
+    ('create_batch', 'callback_queue text, callback_payload jsonb DEFAULT ''{}''::jsonb, on_dead text DEFAULT ''wait''::text', 'bigint'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
+    ('enqueue_after', 'queue text, payload jsonb, after bigint[], on_parent_failure text DEFAULT ''cancel''::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, concurrency_key text DEFAULT NULL::text, batch bigint DEFAULT NULL::bigint', 'bigint'),
+    ('enqueue_flow', 'jobs jsonb', 'TABLE(ref text, id bigint)'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
     ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('flow', 'id bigint, max_rows integer DEFAULT 100', 'TABLE(job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
@@ -160,6 +186,7 @@ select results_eq(
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
+    ('parents', 'id bigint', 'bigint[]'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
     ('purge', 'queue text, max_rows integer DEFAULT 10000', 'TABLE(purged integer, more boolean)'),
@@ -172,10 +199,12 @@ select results_eq(
     ('retry_dead', 'queue text, error_contains text DEFAULT NULL::text, max_rows integer DEFAULT 1000', 'TABLE(retried integer, skipped integer, more boolean)'),
     ('schedule', 'name text, cron text DEFAULT NULL::text, queue text DEFAULT NULL::text, payload jsonb DEFAULT ''{}''::jsonb, timezone text DEFAULT ''UTC''::text, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, catch_up text DEFAULT ''latest''::text, every interval DEFAULT NULL::interval', 'q.schedule_info'),
     ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
+    ('seal_batch', 'id bigint', 'boolean'),
     ('session_key', '', 'integer'),
     ('stats', 'exact_up_to integer DEFAULT 1000, max_queues integer DEFAULT 1000, after text DEFAULT NULL::text, include_idle boolean DEFAULT false', 'SETOF q.queue_stats'),
     ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
     ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)'),
+    ('unblock', 'id bigint', 'boolean'),
     ('unschedule', 'name text', 'boolean') $$,
   'the public functions have the documented argument names, defaults and results');
 
@@ -217,6 +246,14 @@ select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists
 select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
 select has_function('q', 'resume_schedule', array['text'], 'q.resume_schedule(text) exists');
 select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists');
+select has_function('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'q.enqueue_after(text, jsonb, bigint[], text, timestamp with time zone, integer, integer, text, bigint) exists');
+select has_function('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow(jsonb) exists');
+select has_function('q', 'unblock', array['bigint'], 'q.unblock(bigint) exists');
+select has_function('q', 'parents', array['bigint'], 'q.parents(bigint) exists');
+select has_function('q', 'flow', array['bigint', 'integer'], 'q.flow(bigint, integer) exists');
+select has_function('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch(text, jsonb, text) exists');
+select has_function('q', 'seal_batch', array['bigint'], 'q.seal_batch(bigint) exists');
+select has_function('q', 'batch', array['bigint'], 'q.batch(bigint) exists');
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
@@ -250,6 +287,14 @@ select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedu
 select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
 select function_returns('q', 'resume_schedule', array['text'], 'boolean', 'q.resume_schedule returns boolean');
 select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info', 'q.schedules returns setof q.schedule_info');
+select function_returns('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'bigint', 'q.enqueue_after returns bigint');
+select function_returns('q', 'enqueue_flow', array['jsonb'], 'setof record', 'q.enqueue_flow returns setof record');
+select function_returns('q', 'unblock', array['bigint'], 'boolean', 'q.unblock returns boolean');
+select function_returns('q', 'parents', array['bigint'], 'bigint[]', 'q.parents returns bigint[]');
+select function_returns('q', 'flow', array['bigint', 'integer'], 'setof record', 'q.flow returns setof record');
+select function_returns('q', 'create_batch', array['text', 'jsonb', 'text'], 'bigint', 'q.create_batch returns bigint');
+select function_returns('q', 'seal_batch', array['bigint'], 'boolean', 'q.seal_batch returns boolean');
+select function_returns('q', 'batch', array['bigint'], 'setof record', 'q.batch returns setof record');
 
 -- Volatility: everything writes except the reads (jobs, throughput, explain,
 -- health, schedules, limits). q.stats writes nothing either, but its
@@ -291,6 +336,14 @@ select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule
 select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
 select volatility_is('q', 'resume_schedule', array['text'], 'volatile', 'q.resume_schedule is volatile');
 select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is stable');
+select volatility_is('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'volatile', 'q.enqueue_after is volatile');
+select volatility_is('q', 'enqueue_flow', array['jsonb'], 'volatile', 'q.enqueue_flow is volatile');
+select volatility_is('q', 'unblock', array['bigint'], 'volatile', 'q.unblock is volatile');
+select volatility_is('q', 'parents', array['bigint'], 'stable', 'q.parents is stable');
+select volatility_is('q', 'flow', array['bigint', 'integer'], 'stable', 'q.flow is stable');
+select volatility_is('q', 'create_batch', array['text', 'jsonb', 'text'], 'volatile', 'q.create_batch is volatile');
+select volatility_is('q', 'seal_batch', array['bigint'], 'volatile', 'q.seal_batch is volatile');
+select volatility_is('q', 'batch', array['bigint'], 'stable', 'q.batch is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
@@ -330,6 +383,14 @@ select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DE
 select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');
 select is_definer('q', 'resume_schedule', array['text'], 'q.resume_schedule is SECURITY DEFINER');
 select is_definer('q', 'schedules', array['text'], 'q.schedules is SECURITY DEFINER');
+select is_definer('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'q.enqueue_after is SECURITY DEFINER');
+select is_definer('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow is SECURITY DEFINER');
+select is_definer('q', 'unblock', array['bigint'], 'q.unblock is SECURITY DEFINER');
+select is_definer('q', 'parents', array['bigint'], 'q.parents is SECURITY DEFINER');
+select is_definer('q', 'flow', array['bigint', 'integer'], 'q.flow is SECURITY DEFINER');
+select is_definer('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch is SECURITY DEFINER');
+select is_definer('q', 'seal_batch', array['bigint'], 'q.seal_batch is SECURITY DEFINER');
+select is_definer('q', 'batch', array['bigint'], 'q.batch is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
 -- run as definer, and they must not be (nobody else may call them anyway).
@@ -387,14 +448,14 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
-        'test_clock', 'waiter'],
+        'test_clock', 'waiter', 'job_dep', 'batch', 'batch_done'],
   'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
   'schema q has no table of pgq''s (only alembic_version under Alembic)');
 
-select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq', 'key_recheck_id_seq'],
+select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq', 'key_recheck_id_seq', 'batch_id_seq'],
   'schema q_data has exactly the sequences behind the identities and the session keys');
 
 select sequences_are('q', '{}'::name[], 'schema q has no sequence');

@@ -12,4 +12,4 @@ comment on function q.parents(bigint) is
   'The ids of the jobs job id was enqueued after (empty if none), sorted; for a live or finished child.';
 
 revoke all on function q.parents(bigint) from public;
-grant execute on function q.parents(bigint) to pgq_worker, pgq_viewer;
+grant execute on function q.parents(bigint) to pgq_worker;
