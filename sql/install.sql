@@ -129,7 +129,7 @@
 \ir functions/enqueue_flow.sql
 \ir functions/unblock.sql
 \ir functions/parents.sql
-\ir functions/flow.sql
+\ir functions/job_graph.sql
 \ir functions/create_batch.sql
 \ir functions/seal_batch.sql
 \ir functions/batch.sql

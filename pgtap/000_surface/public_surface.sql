@@ -14,7 +14,7 @@ select functions_are('q', array[
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
-  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'flow', 'create_batch', 'seal_batch', 'batch',
+  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'job_graph', 'create_batch', 'seal_batch', 'batch',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
   'current_claims', 'ensure_queue', 'notify_queues', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
@@ -87,7 +87,6 @@ select results_eq(
     ('q.finish(q_data.job,text,timestamp with time zone)'),
     ('q.fire_schedules(integer)'),
     ('q.fire_slot(q_data.schedule,timestamp with time zone)'),
-    ('q.flow(bigint,integer)'),
     ('q.flow_add_key_rate_slot(integer,text,smallint)'),
     ('q.flow_add_key_slot(integer,text,smallint,bigint)'),
     ('q.flow_block_reason(bigint)'),
@@ -107,6 +106,7 @@ select results_eq(
     ('q.health()'),
     ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval)'),
+    ('q.job_graph(bigint,integer)'),
     ('q.job_page(text,text,jsonb,text,integer,integer)'),
     ('q.jobs(text,text,bigint,integer)'),
     ('q.limits(text)'),
@@ -178,11 +178,11 @@ select results_eq(
     ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
-    ('flow', 'id bigint, max_rows integer DEFAULT 100', 'TABLE(job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
+    ('job_graph', 'id bigint, max_rows integer DEFAULT 100', 'TABLE(job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)'),
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
@@ -250,7 +250,7 @@ select has_function('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'te
 select has_function('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow(jsonb) exists');
 select has_function('q', 'unblock', array['bigint'], 'q.unblock(bigint) exists');
 select has_function('q', 'parents', array['bigint'], 'q.parents(bigint) exists');
-select has_function('q', 'flow', array['bigint', 'integer'], 'q.flow(bigint, integer) exists');
+select has_function('q', 'job_graph', array['bigint', 'integer'], 'q.job_graph(bigint, integer) exists');
 select has_function('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch(text, jsonb, text) exists');
 select has_function('q', 'seal_batch', array['bigint'], 'q.seal_batch(bigint) exists');
 select has_function('q', 'batch', array['bigint'], 'q.batch(bigint) exists');
@@ -291,7 +291,7 @@ select function_returns('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]',
 select function_returns('q', 'enqueue_flow', array['jsonb'], 'setof record', 'q.enqueue_flow returns setof record');
 select function_returns('q', 'unblock', array['bigint'], 'boolean', 'q.unblock returns boolean');
 select function_returns('q', 'parents', array['bigint'], 'bigint[]', 'q.parents returns bigint[]');
-select function_returns('q', 'flow', array['bigint', 'integer'], 'setof record', 'q.flow returns setof record');
+select function_returns('q', 'job_graph', array['bigint', 'integer'], 'setof record', 'q.job_graph returns setof record');
 select function_returns('q', 'create_batch', array['text', 'jsonb', 'text'], 'bigint', 'q.create_batch returns bigint');
 select function_returns('q', 'seal_batch', array['bigint'], 'boolean', 'q.seal_batch returns boolean');
 select function_returns('q', 'batch', array['bigint'], 'setof record', 'q.batch returns setof record');
@@ -340,7 +340,7 @@ select volatility_is('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 't
 select volatility_is('q', 'enqueue_flow', array['jsonb'], 'volatile', 'q.enqueue_flow is volatile');
 select volatility_is('q', 'unblock', array['bigint'], 'volatile', 'q.unblock is volatile');
 select volatility_is('q', 'parents', array['bigint'], 'stable', 'q.parents is stable');
-select volatility_is('q', 'flow', array['bigint', 'integer'], 'stable', 'q.flow is stable');
+select volatility_is('q', 'job_graph', array['bigint', 'integer'], 'stable', 'q.job_graph is stable');
 select volatility_is('q', 'create_batch', array['text', 'jsonb', 'text'], 'volatile', 'q.create_batch is volatile');
 select volatility_is('q', 'seal_batch', array['bigint'], 'volatile', 'q.seal_batch is volatile');
 select volatility_is('q', 'batch', array['bigint'], 'stable', 'q.batch is stable');
@@ -387,7 +387,7 @@ select is_definer('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text
 select is_definer('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow is SECURITY DEFINER');
 select is_definer('q', 'unblock', array['bigint'], 'q.unblock is SECURITY DEFINER');
 select is_definer('q', 'parents', array['bigint'], 'q.parents is SECURITY DEFINER');
-select is_definer('q', 'flow', array['bigint', 'integer'], 'q.flow is SECURITY DEFINER');
+select is_definer('q', 'job_graph', array['bigint', 'integer'], 'q.job_graph is SECURITY DEFINER');
 select is_definer('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch is SECURITY DEFINER');
 select is_definer('q', 'seal_batch', array['bigint'], 'q.seal_batch is SECURITY DEFINER');
 select is_definer('q', 'batch', array['bigint'], 'q.batch is SECURITY DEFINER');

@@ -12,7 +12,7 @@ select q.fail(c.id, c.token, 'fatal', retryable => false) from q.claim('deps_run
 select is((select state from q.jobs(id => :child)), 'pending', 'one parent dead, one running: still pending');
 select q.complete(c.id, c.token) from q.claim('deps_run') c where c.id = :p2 \g /dev/null
 select is((select state from q.jobs(id => :child)), 'waiting', 'the other parent completed: the child runs anyway');
-select is(array(select edge_outcome from q.flow(:child) where relation = 'parent' order by job_id),
+select is(array(select edge_outcome from q.job_graph(:child) where relation = 'parent' order by job_id),
           array['dead', 'completed'], 'q.flow shows how each edge ended');
 
 select * from finish();

@@ -19,7 +19,7 @@ insert into matrix values
   ('seal_batch',              true,  false, true,  false),
   ('unblock',                 false, false, true,  false),
   ('parents',                 false, true,  true,  false),
-  ('flow',                    false, false, true,  true),
+  ('job_graph',               false, false, true,  true),
   ('batch',                   false, false, true,  true),
   ('deps_bad_policy',         false, false, false, false),
   ('deps_policy',             false, false, false, false),

@@ -15,7 +15,7 @@ select is((select count(*) from q_data.job where id >= :root)::integer, 3, 'a pr
 select is(:'sealed'::boolean, true, 'a producer can create and seal a batch');
 
 set local role pgq_viewer;
-select is((select count(*) from q.flow(:root))::integer, 3, 'a viewer can read a flow');
+select is((select count(*) from q.job_graph(:root))::integer, 3, 'a viewer can read a flow');
 select is((select members_left from q.batch(:b)), 1::bigint, 'a viewer can read a batch');
 reset role;
 

@@ -1,4 +1,4 @@
-create or replace function q.flow(id bigint, max_rows integer default 100)
+create or replace function q.job_graph(id bigint, max_rows integer default 100)
 returns table (job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)
 language plpgsql
 stable
@@ -8,19 +8,19 @@ as $$
 declare
   v_ids  bigint[];
 begin
-  if flow.id is null then
+  if job_graph.id is null then
     raise exception 'job id must not be null' using errcode = '22004';
   end if;
-  perform q.check_max_rows(flow.max_rows, 10000);
+  perform q.check_max_rows(job_graph.max_rows, 10000);
   return query
   with rel as (
-    select flow.id as jid, 'self'::text as relation, null::"char" as outcome, null::"char" as pol, 0 as ord
+    select job_graph.id as jid, 'self'::text as relation, null::"char" as outcome, null::"char" as pol, 0 as ord
     union all
     (select d.parent_id, 'parent', d.outcome, d.on_failure, 1 from q_data.job_dep d
-      where d.child_id = flow.id order by d.parent_id limit flow.max_rows)
+      where d.child_id = job_graph.id order by d.parent_id limit job_graph.max_rows)
     union all
     (select d.child_id, 'child', d.outcome, d.on_failure, 2 from q_data.job_dep d
-      where d.parent_id = flow.id order by d.child_id limit flow.max_rows)
+      where d.parent_id = job_graph.id order by d.child_id limit job_graph.max_rows)
   ),
   -- Each related job's state: running and pending jobs by index, finished
   -- ones from the history; what is left (waiting, scheduled, held) from
@@ -48,8 +48,8 @@ begin
 end
 $$;
 
-comment on function q.flow(bigint, integer) is
+comment on function q.job_graph(bigint, integer) is
   'A job''s place in its graph: itself (relation self), its parents and its children (at most max_rows each, 1..10000), each with its state (waiting, scheduled, running, pending, on_hold, completed, dead, cancelled, or gone: completed in a queue that keeps no history), its queue, how the edge ended (edge_outcome, NULL while the parent has not) and the edge''s on_parent_failure.';
 
-revoke all on function q.flow(bigint, integer) from public;
-grant execute on function q.flow(bigint, integer) to pgq_viewer;
+revoke all on function q.job_graph(bigint, integer) from public;
+grant execute on function q.job_graph(bigint, integer) to pgq_viewer;
