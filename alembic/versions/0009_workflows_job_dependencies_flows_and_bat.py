@@ -223,7 +223,7 @@ def downgrade() -> None:
     # --- begin dependencies ---
     _execute(
         "drop trigger _120_deps_finish on q_data.job;\n"
-        "drop trigger _100_flow_admit_ready on q_data.job;\n"
+        "drop trigger _100_deps_admit_ready on q_data.job;\n"
         + "".join(f"drop function {f};\n" for f in DEPS_FUNCTIONS)
     )
     for rel in (

@@ -51,11 +51,11 @@ comment on trigger _120_deps_finish on q_data.job is
 
 -- A keyed job whose last parent ended becomes due: it takes a key slot or is
 -- held, as a scheduled job that becomes due does (_100_flow_admit_due).
-create trigger _100_flow_admit_ready
+create trigger _100_deps_admit_ready
   before update of state on q_data.job
   for each row
   when (old.state in ('p', 'o') and new.state = 'w' and new.concurrency_key is not null and new.key_slot is null)
   execute function q.tg_job__flow_admit();
 
-comment on trigger _100_flow_admit_ready on q_data.job is
+comment on trigger _100_deps_admit_ready on q_data.job is
   'A keyed job whose parents have ended (or that an operator unblocked) takes a key slot or is held.';

@@ -20,11 +20,12 @@ begin
   -- ended: its children follow their on_parent_failure policy (cascading).
   perform set_config('pgq.job_end', 'cancelled', true);
   delete from q_data.job j where j.id = cancel.id returning j.* into v_job;
-  perform set_config('pgq.job_end', '', true);
   if found then
+    perform set_config('pgq.job_end', '', true);
     perform q.finish(v_job, 'cancelled', clock_timestamp());
     return true;
   end if;
+  perform set_config('pgq.job_end', '', true);
   if exists (select from q_data.job_history h where h.id = cancel.id) then
     return false;
   end if;
