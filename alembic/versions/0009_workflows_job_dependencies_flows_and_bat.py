@@ -60,11 +60,16 @@ alter table q_data.job
   add constraint pending_job_has_parents check (state <> 'p' or parents_left > 0);
 
 comment on column q_data.job.state is
-  'w = waiting (due, claimable), s = scheduled (run_at in the future, or backing off after a failure), r = running (claimed), h = held (its concurrency key''s slots are taken), p = pending (waits for parents), o = on hold (a parent died or was cancelled and the edge''s policy is hold: q.unblock or q.cancel).';
+  'w = waiting (due, claimable), s = scheduled (run_at in the future, or backing off after a '
+  'failure), r = running (claimed), h = held (its concurrency key''s slots are taken), p = pending '
+  '(waits for parents), o = on hold (a parent died or was cancelled and the edge''s policy is '
+  'hold: q.unblock or q.cancel).';
 comment on column q_data.job.parents_left is
-  'Parents (q_data.job_dep) not finished yet; NULL for a job enqueued without parents. The job becomes waiting in the transaction that brings it to 0.';
+  'Parents (q_data.job_dep) not finished yet; NULL for a job enqueued without parents. The job '
+  'becomes waiting in the transaction that brings it to 0.';
 comment on column q_data.job.has_children is
-  'true when some job was enqueued after this one: its end is passed to them (trigger _120_deps_finish). NULL otherwise, so jobs without children pay one WHEN test.';
+  'true when some job was enqueued after this one: its end is passed to them (trigger '
+  '_120_deps_finish). NULL otherwise, so jobs without children pay one WHEN test.';
 comment on column q_data.job.batch_id is
   'The batch (q_data.batch) this job belongs to; NULL otherwise.';
 
@@ -117,7 +122,9 @@ create table q_data.batch (
 );
 
 comment on table q_data.batch is
-  'Batches: members are jobs with batch_id; the callback job (callback_queue, callback_payload plus the counts) is enqueued exactly once after q.seal_batch, when no member is left (or at the first dead one with on_dead f).';
+  'Batches: members are jobs with batch_id; the callback job (callback_queue, callback_payload '
+  'plus the counts) is enqueued exactly once after q.seal_batch, when no member is left (or at the '
+  'first dead one with on_dead f).';
 
 -- One row per ended member, inserted by the member's own transaction: the
 -- counts passed to the callback, without a counter row every member updates.
@@ -179,7 +186,8 @@ alter table q_data.job
   drop column has_children,
   drop column batch_id;
 comment on column q_data.job.state is
-  'w = waiting (due, claimable), s = scheduled (run_at in the future, or backing off after a failure), r = running (claimed), h = held (its concurrency key''s slots are taken).';
+  'w = waiting (due, claimable), s = scheduled (run_at in the future, or backing off after a '
+  'failure), r = running (claimed), h = held (its concurrency key''s slots are taken).';
 """
 # --- end dependencies ---
 

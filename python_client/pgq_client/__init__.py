@@ -43,6 +43,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client import (
+        batch,
         cancel,
         cancel_jobs,
         claim,
@@ -50,8 +51,11 @@ if TYPE_CHECKING:
         complete_and_claim,
         complete_many,
         configure,
+        create_batch,
         delete_queue,
         enqueue,
+        enqueue_after,
+        enqueue_flow,
         enqueue_many,
         explain,
         fail,
@@ -59,10 +63,12 @@ if TYPE_CHECKING:
         health,
         heartbeat,
         heartbeat_many,
+        job_graph,
         job_page,
         jobs,
         limits,
         listen,
+        parents,
         pause,
         pause_schedule,
         purge,
@@ -75,20 +81,24 @@ if TYPE_CHECKING:
         retry_dead,
         schedule,
         schedules,
+        seal_batch,
         session_key,
         stats,
         throughput,
         throughput_totals,
+        unblock,
         unschedule,
     )
     from ._queries import CHANNEL
     from .app import App, FlowLimits, Periodic, Task
     from .context import JobCancelled, JobContext, JobLost
     from .records import (
+        BatchInfo,
         BeatStatus,
         BulkResult,
         CatchUp,
         FailStatus,
+        GraphEdge,
         HealthCheck,
         Job,
         JobInfo,
@@ -178,6 +188,16 @@ __all__ = [
     "throughput",
     "throughput_totals",
     "unschedule",
+    "enqueue_after",
+    "enqueue_flow",
+    "create_batch",
+    "seal_batch",
+    "batch",
+    "parents",
+    "job_graph",
+    "unblock",
+    "BatchInfo",
+    "GraphEdge",
 ]
 
 # What `import pgq_client` defines at once is its version only: every other name is imported on
@@ -186,6 +206,8 @@ __all__ = [
 _LAZY = {
     "App": ".app",
     "BeatStatus": ".records",
+    "BatchInfo": ".records",
+    "GraphEdge": ".records",
     "BulkResult": ".records",
     "CHANNEL": "._queries",
     "CatchUp": ".records",
@@ -238,6 +260,14 @@ _LAZY = {
     "release": "._client",
     "release_many": "._client",
     "resume": "._client",
+    "enqueue_after": "._client",
+    "enqueue_flow": "._client",
+    "create_batch": "._client",
+    "seal_batch": "._client",
+    "batch": "._client",
+    "parents": "._client",
+    "job_graph": "._client",
+    "unblock": "._client",
     "resume_schedule": "._client",
     "retry": "._client",
     "retry_dead": "._client",
@@ -250,7 +280,8 @@ _LAZY = {
     "unschedule": "._client",
 }
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")
-_SUBMODULES = ("aio", "app", "context", "exporter", "migrations", "observe", "payloads", "records", "sqlalchemy",
+_SUBMODULES = ("aio", "app", "context", "graph", "exporter", "migrations", "observe", "payloads", "records",
+               "sqlalchemy",
                "testing", "tracing", "worker", "cli", "dashboard")
 
 
