@@ -43,6 +43,8 @@ class JobState(_Kind):
     WAITING = "waiting"
     SCHEDULED = "scheduled"
     RUNNING = "running"
+    PENDING = "pending"  # waits for its parents (q.enqueue_after, q.enqueue_flow)
+    ON_HOLD = "on_hold"  # a parent died or was cancelled under the hold policy (q.unblock)
     COMPLETED = "completed"
     DEAD = "dead"
     CANCELLED = "cancelled"

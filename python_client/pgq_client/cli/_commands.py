@@ -32,6 +32,7 @@ from ..worker._handlers import HandlerNotFound, load
 from ..worker.options import LIBPQ_ENV
 from ._tables import (
     STATES,
+    graph_table,
     health_table,
     job_detail,
     jobs_table,
@@ -337,6 +338,17 @@ def explain(job_id: int = typer.Argument(..., help="Any job id.")) -> None:
     with database() as conn:
         rows = calls.explain(conn, job_id)
     show(out, reasons_table(job_id, rows))
+
+
+@app.command()
+def flow(
+    job_id: int = typer.Argument(..., help="Any job id."),
+    limit: Annotated[int, typer.Option(help="At most this many parents and this many children.")] = 100,
+) -> None:
+    """A job's parents and children with their states and how each edge ended (q.job_graph)."""
+    with database() as conn:
+        rows = calls.job_graph(conn, job_id, max_rows=limit)
+    show(out, graph_table(job_id, rows))
 
 
 @app.command()
