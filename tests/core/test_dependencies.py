@@ -11,10 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import psycopg
-from psycopg.types.json import Jsonb
-
 import pgq_client
+import psycopg
 from pgq_client.testing import run_jobs
 
 WORKERS = 8
@@ -44,7 +42,8 @@ def test_siblings_completed_at_once_make_each_fan_in_child_waiting_exactly_once(
     conn: psycopg.Connection[Any], db_url: str, run_processes: Callable[..., list[Any]]
 ) -> None:
     # An independent record of every pending -> waiting transition (a test-only trigger).
-    conn.execute("create table public.ready (job_id bigint not null, at timestamptz not null default clock_timestamp())")
+    conn.execute("create table public.ready (job_id bigint not null,"
+                 " at timestamptz not null default clock_timestamp())")
     conn.execute("""
         create function public.note_ready() returns trigger language plpgsql security definer as $$
         begin insert into public.ready (job_id) values (new.id); return new; end $$""")
@@ -95,9 +94,8 @@ def test_run_jobs_runs_a_flow_inline_in_dependency_order(conn: psycopg.Connectio
 
 
 def test_task_enqueue_after_and_cli_flow(conn: psycopg.Connection[Any], db_url: str) -> None:
-    from typer.testing import CliRunner
-
     from pgq_client.cli._commands import app as cli
+    from typer.testing import CliRunner
 
     app = pgq_client.App()
 
