@@ -36,6 +36,7 @@ declare
   v_child    boolean[];
   v_parent   boolean[];
   v_qids     jsonb;
+  v_refidx   jsonb;   -- ref -> position: a lookup in O(log jobs), not a scan of v_refs per edge
 begin
   if jsonb_typeof(enqueue_flow.jobs) is distinct from 'array' or jsonb_array_length(enqueue_flow.jobs) = 0 then
     raise exception 'jobs must be a non-empty JSON array of job objects' using errcode = '22023';
@@ -54,9 +55,10 @@ begin
     raise exception 'refs must be unique within a flow (a job without ref is named by its position)'
       using errcode = '22023';
   end if;
+  v_refidx := (select jsonb_object_agg(r, k) from unnest(v_refs) with ordinality as t(r, k));
 
-  for v_i in 1 .. v_n loop
-    v_job := enqueue_flow.jobs -> (v_i - 1);
+  -- One pass over the elements (indexing the array per job would re-read it each time).
+  for v_job, v_i in select e, o::integer from jsonb_array_elements(enqueue_flow.jobs) with ordinality as t(e, o) loop
     if jsonb_typeof(v_job) is distinct from 'object' or jsonb_typeof(v_job -> 'queue') is distinct from 'string'
        or not v_job ? 'payload' then
       raise exception 'job % of the flow must be an object with queue (a string) and payload', v_refs[v_i]
@@ -64,11 +66,16 @@ begin
     end if;
     perform q.check_job_options(v_job -> 'payload', coalesce((v_job ->> 'priority')::integer, 0),
                                 (v_job ->> 'max_attempts')::integer);
-    perform q.check_concurrency_key(v_job ->> 'concurrency_key');
+    if v_job ? 'concurrency_key' then
+      perform q.check_concurrency_key(v_job ->> 'concurrency_key');
+    end if;
     if not isfinite((v_job ->> 'run_at')::timestamptz) then
       raise exception 'run_at of job % must be a finite timestamp', v_refs[v_i] using errcode = '22023';
     end if;
-    v_policy := q.deps_policy(coalesce(v_job ->> 'on_parent_failure', 'cancel'));
+    -- (inline for the common values: a call per job costs more than the rest of its checks)
+    v_policy := case coalesce(v_job ->> 'on_parent_failure', 'cancel')
+                  when 'cancel' then 'c' when 'run' then 'r' when 'hold' then 'h'
+                  else q.deps_policy(v_job ->> 'on_parent_failure') end;
     if v_job ? 'after' and jsonb_typeof(v_job -> 'after') is distinct from 'array' then
       raise exception 'after of job % must be an array of refs (strings) and job ids (numbers)', v_refs[v_i]
         using errcode = '22023';
@@ -79,7 +86,7 @@ begin
     end if;
     for v_a in select * from jsonb_array_elements(coalesce(v_job -> 'after', '[]')) loop
       if jsonb_typeof(v_a) = 'string' then
-        v_k := array_position(v_refs, v_a #>> '{}');
+        v_k := (v_refidx ->> (v_a #>> '{}'))::integer;
         if v_k is null then
           raise exception 'job % waits for %, which is not a ref of this flow', v_refs[v_i], v_a
             using errcode = '22023';

@@ -22,7 +22,11 @@ import psycopg
 
 FORK = multiprocessing.get_context("fork")
 WORKERS = 8
-SECONDS = float(os.environ.get("PGQ_CHAOS_SECONDS", "20"))
+# PGQ_CHAOS_FULL=1: the issue's full-size workloads (fan-out 10,000, fan-in 10,000, a 20-layer DAG,
+# a chain of 10,000, a batch of 1,000) for 60 s; run it alone, not in `make test`.
+FULL = os.environ.get("PGQ_CHAOS_FULL") == "1"
+SECONDS = float(os.environ.get("PGQ_CHAOS_SECONDS", "60" if FULL else "20"))
+FAN, LAYERS, WIDTH, CHAIN, MEMBERS = (10_000, 20, 50, 10_000, 1_000) if FULL else (300, 8, 20, 80, 100)
 QUEUE = "chaos"
 
 
@@ -58,16 +62,17 @@ def build(conn: psycopg.Connection[Any]) -> tuple[list[tuple[int, int]], int]:
     """The workloads, smaller than the soak's: returns the edges (parent, child) and the batch id."""
     rng = random.Random(7)
     graph: list[dict[str, Any]] = [{"ref": "root", "queue": QUEUE, "payload": {"w": "fan-out root"}}]
-    graph += [{"ref": f"out{i}", "queue": QUEUE, "payload": {}, "after": ["root"]} for i in range(300)]
-    graph += [{"ref": f"in{i}", "queue": QUEUE, "payload": {}} for i in range(300)]
-    graph.append({"ref": "sink", "queue": QUEUE, "payload": {"w": "fan-in"}, "after": [f"in{i}" for i in range(300)]})
-    for layer in range(8):
-        for i in range(20):
-            after = [] if layer == 0 else rng.sample([f"d{layer - 1}.{j}" for j in range(20)], 3)
+    graph += [{"ref": f"out{i}", "queue": QUEUE, "payload": {}, "after": ["root"]} for i in range(FAN)]
+    graph += [{"ref": f"in{i}", "queue": QUEUE, "payload": {}} for i in range(FAN)]
+    graph.append({"ref": "sink", "queue": QUEUE, "payload": {"w": "fan-in"}, "after": [f"in{i}" for i in range(FAN)]})
+    for layer in range(LAYERS):
+        for i in range(WIDTH):
+            after = [] if layer == 0 else rng.sample([f"d{layer - 1}.{j}" for j in range(WIDTH)], 3)
             graph.append({"ref": f"d{layer}.{i}", "queue": QUEUE, "payload": {}, "after": after})
-    graph += [{"ref": f"c{i}", "queue": QUEUE, "payload": {}, "after": [f"c{i - 1}"] if i else []} for i in range(80)]
+    graph += [{"ref": f"c{i}", "queue": QUEUE, "payload": {}, "after": [f"c{i - 1}"] if i else []}
+              for i in range(CHAIN)]
     batch = pgq_client.create_batch(conn, QUEUE + "-cb", {"w": "callback"})
-    graph += [{"ref": f"b{i}", "queue": QUEUE, "payload": {}, "batch": batch} for i in range(100)]
+    graph += [{"ref": f"b{i}", "queue": QUEUE, "payload": {}, "batch": batch} for i in range(MEMBERS)]
     ids = pgq_client.enqueue_flow(conn, graph)
     pgq_client.seal_batch(conn, batch)
     edges = [(ids[p], ids[j["ref"]]) for j in graph for p in j.get("after", [])]
@@ -123,7 +128,7 @@ def test_workflows_survive_killed_workers_and_terminated_backends(conn: psycopg.
             if not p.is_alive():
                 procs[w] = FORK.Process(target=work, args=(db_url, 1000 + w))
                 procs[w].start()
-        finish = time.monotonic() + 120
+        finish = time.monotonic() + (1800 if FULL else 120)
         while conn.execute("select count(*) from q_data.job").fetchone()[0] and time.monotonic() < finish:
             conn.execute("select q.reap()")
             for w, p in procs.items():
@@ -162,7 +167,7 @@ def test_workflows_survive_killed_workers_and_terminated_backends(conn: psycopg.
          where cs.at < pd.at""", ([p for p, _ in edges], [c for _, c in edges])).fetchone()[0]
     assert late == 0, "a child started before one of its parents completed"
     info = pgq_client.batch(conn, batch)
-    assert info is not None and info.callback_id is not None and info.completed == 100
+    assert info is not None and info.callback_id is not None and info.completed == MEMBERS
     callbacks = conn.execute("select count(*) from public.ledger where event = 'done' and job_id = %s",
                              (info.callback_id,)).fetchone()[0]
     assert callbacks == 1
