@@ -3,7 +3,7 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(190);
+select plan(222);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
@@ -14,6 +14,8 @@ select functions_are('q', array[
   'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
+  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
+  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'job_graph', 'create_batch', 'seal_batch', 'batch',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock', 'stop_waiting',
   'result', 'results', 'await_results',
   -- internal (owner only)
@@ -28,6 +30,8 @@ select functions_are('q', array[
   'schedule_now', 'cron_value', 'cron_field', 'cron_parse', 'cron_next', 'cron_longest_gap', 'cron_prev', 'next_slot', 'prev_slot',
   'fire_slot', 'fire_schedules',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
+  'deps_bad_policy', 'deps_policy', 'deps_check_parents', 'deps_mark_parents', 'batch_join', 'batch_try_fire',
+  'batch_member_ended', 'deps_resolve', 'deps_explain', 'tg_job__deps_finish'
   'restart_grace', 'server_began'
   'wake_result_waiters', 'keep_result', 'purge_results'
 ], 'schema q has exactly the documented functions');
@@ -43,6 +47,10 @@ select results_eq(
     ('q.append_error(jsonb,jsonb)'),
     ('q.await_results(bigint[],interval)'),
     ('q.backoff(integer,interval,interval)'),
+    ('q.batch(bigint)'),
+    ('q.batch_join(bigint)'),
+    ('q.batch_member_ended(bigint,bigint,"char")'),
+    ('q.batch_try_fire(q_data.batch)'),
     ('q.busy_keys(text,integer)'),
     ('q.cancel(bigint)'),
     ('q.cancel_jobs(text,text,jsonb,integer)'),
@@ -57,9 +65,13 @@ select results_eq(
     ('q.claim_explained(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
+    ('q.complete(bigint,uuid)'),
     ('q.complete(bigint,uuid,jsonb)'),
+    ('q.complete_many(bigint[],uuid[])'),
     ('q.complete_many(bigint[],uuid[],jsonb[])'),
+    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval)'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval,interval,integer)'),
+    ('q.create_batch(text,jsonb,text)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
     ('q.cron_longest_gap(q.cron_spec)'),
     ('q.cron_next(q.cron_spec,text,timestamp with time zone)'),
@@ -68,7 +80,15 @@ select results_eq(
     ('q.cron_value(text,text,text,text,integer,integer,text[])'),
     ('q.current_claims(bigint[],uuid[])'),
     ('q.delete_queue(text)'),
+    ('q.deps_bad_policy(text)'),
+    ('q.deps_check_parents(bigint[])'),
+    ('q.deps_explain(q_data.job)'),
+    ('q.deps_mark_parents(bigint[])'),
+    ('q.deps_policy(text)'),
+    ('q.deps_resolve(bigint[],"char")'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
+    ('q.enqueue_after(text,jsonb,bigint[],text,timestamp with time zone,integer,integer,text,bigint)'),
+    ('q.enqueue_flow(jsonb)'),
     ('q.enqueue_many(text,jsonb,timestamp with time zone,integer,integer,text[],text,text,text[])'),
     ('q.ensure_queue(text)'),
     ('q.error_entry(integer,text,boolean,timestamp with time zone)'),
@@ -96,8 +116,11 @@ select results_eq(
     ('q.forget_idle_queues(integer,timestamp with time zone)'),
     ('q.gone_owners(integer)'),
     ('q.health()'),
+    ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat(bigint,uuid,interval,jsonb)'),
+    ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval,jsonb[])'),
+    ('q.job_graph(bigint,integer)'),
     ('q.job_page(text,text,jsonb,text,integer,integer)'),
     ('q.jobs(text,text,bigint,integer)'),
     ('q.keep_result(q_data.job,jsonb,timestamp with time zone)'),
@@ -110,6 +133,7 @@ select results_eq(
     ('q.notify_allowed()'),
     ('q.notify_always(integer[])'),
     ('q.notify_queues(integer[])'),
+    ('q.parents(bigint)'),
     ('q.pause(text)'),
     ('q.pause_schedule(text)'),
     ('q.payload_size(jsonb)'),
@@ -135,18 +159,22 @@ select results_eq(
     ('q.schedule(text,text,text,jsonb,text,integer,integer,text,interval)'),
     ('q.schedule_now()'),
     ('q.schedules(text)'),
+    ('q.seal_batch(bigint)'),
     ('q.server_began()'),
     ('q.session_key()'),
     ('q.stats(integer,integer,text,boolean)'),
     ('q.stop_waiting(integer)'),
     ('q.tally(integer[],"char")'),
+    ('q.tg_job__deps_finish()'),
     ('q.tg_job__flow_admit()'),
     ('q.tg_job__flow_finish()'),
     ('q.tg_job__flow_stop()'),
     ('q.tg_job__notify_enqueued()'),
     ('q.throughput(interval)'),
     ('q.throughput_totals()'),
+    ('q.unblock(bigint)'),
     ('q.unschedule(text)'),
+    ('q.unschedule(text)') $$,
     ('q.wake_result_waiters(bigint[])') $$,
   'every function in q has exactly one, pinned signature');
 
@@ -160,27 +188,38 @@ select results_eq(
     ('adopt', 'ids bigint[], tokens uuid[], owner integer', 'SETOF bigint'),
     ('allow_test_clock', 'allowed boolean DEFAULT true', 'boolean'),
     ('await_results', 'ids bigint[], timeout interval DEFAULT ''00:05:00''::interval', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
+    ('batch', 'id bigint', 'TABLE(batch_id bigint, callback_queue text, on_dead text, created_at timestamp with time zone, sealed_at timestamp with time zone, fired_at timestamp with time zone, callback_id bigint, members_left bigint, completed bigint, dead bigint, cancelled bigint)'),
     ('busy_keys', 'queue text DEFAULT NULL::text, max_rows integer DEFAULT 10', 'TABLE(queue text, key text, admitted integer, running integer, held bigint)'),
     ('cancel', 'id bigint', 'boolean'),
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('claim_explained', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.explained_claim'),
+    ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete', 'id bigint, token uuid, result jsonb DEFAULT NULL::jsonb', 'boolean'),
+    ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('complete_many', 'ids bigint[], tokens uuid[], results jsonb[] DEFAULT NULL::jsonb[]', 'SETOF bigint'),
+    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval, keep_results interval DEFAULT NULL::interval, max_result_size integer DEFAULT NULL::integer', 'q_data.queue'),
+    ('create_batch', 'callback_queue text, callback_payload jsonb DEFAULT ''{}''::jsonb, on_dead text DEFAULT ''wait''::text', 'bigint'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
     ('enqueue', 'queue text, payload jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text', 'bigint'),
+    ('enqueue_after', 'queue text, payload jsonb, after bigint[], on_parent_failure text DEFAULT ''cancel''::text, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, concurrency_key text DEFAULT NULL::text, batch bigint DEFAULT NULL::bigint', 'bigint'),
+    ('enqueue_flow', 'jobs jsonb', 'TABLE(ref text, id bigint)'),
     ('enqueue_many', 'queue text, payloads jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, dedup_keys text[] DEFAULT NULL::text[], idempotency_key text DEFAULT NULL::text, concurrency_key text DEFAULT NULL::text, concurrency_keys text[] DEFAULT NULL::text[]', 'SETOF bigint'),
     ('explain', 'id bigint', 'TABLE(code text, message text, detail jsonb)'),
     ('fail', 'id bigint, token uuid, error text, retry_in interval DEFAULT NULL::interval, retryable boolean DEFAULT true', 'text'),
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
+    ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval, progress jsonb DEFAULT NULL::jsonb', 'text'),
+    ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval, progress jsonb[] DEFAULT NULL::jsonb[]', 'TABLE(id bigint, status text)'),
+    ('job_graph', 'id bigint, max_rows integer DEFAULT 100', 'TABLE(job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)'),
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
+    ('parents', 'id bigint', 'bigint[]'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
     ('purge', 'queue text, max_rows integer DEFAULT 10000', 'TABLE(purged integer, more boolean)'),
@@ -195,11 +234,13 @@ select results_eq(
     ('retry_dead', 'queue text, error_contains text DEFAULT NULL::text, max_rows integer DEFAULT 1000', 'TABLE(retried integer, skipped integer, more boolean)'),
     ('schedule', 'name text, cron text DEFAULT NULL::text, queue text DEFAULT NULL::text, payload jsonb DEFAULT ''{}''::jsonb, timezone text DEFAULT ''UTC''::text, priority integer DEFAULT 0, max_attempts integer DEFAULT NULL::integer, catch_up text DEFAULT ''latest''::text, every interval DEFAULT NULL::interval', 'q.schedule_info'),
     ('schedules', 'name text DEFAULT NULL::text', 'SETOF q.schedule_info'),
+    ('seal_batch', 'id bigint', 'boolean'),
     ('session_key', '', 'integer'),
     ('stats', 'exact_up_to integer DEFAULT 1000, max_queues integer DEFAULT 1000, after text DEFAULT NULL::text, include_idle boolean DEFAULT false', 'SETOF q.queue_stats'),
     ('stop_waiting', 'owner integer', 'integer'),
     ('throughput', 'since interval DEFAULT ''01:00:00''::interval', 'TABLE(queue text, minute timestamp with time zone, completed bigint, failed bigint, dead bigint)'),
     ('throughput_totals', '', 'TABLE(queue text, completed bigint, failed bigint, dead bigint, since timestamp with time zone)'),
+    ('unblock', 'id bigint', 'boolean'),
     ('unschedule', 'name text', 'boolean') $$,
   'the public functions have the documented argument names, defaults and results');
 
@@ -245,6 +286,14 @@ select has_function('q', 'unschedule', array['text'], 'q.unschedule(text) exists
 select has_function('q', 'pause_schedule', array['text'], 'q.pause_schedule(text) exists');
 select has_function('q', 'resume_schedule', array['text'], 'q.resume_schedule(text) exists');
 select has_function('q', 'schedules', array['text'], 'q.schedules(text) exists');
+select has_function('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'q.enqueue_after(text, jsonb, bigint[], text, timestamp with time zone, integer, integer, text, bigint) exists');
+select has_function('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow(jsonb) exists');
+select has_function('q', 'unblock', array['bigint'], 'q.unblock(bigint) exists');
+select has_function('q', 'parents', array['bigint'], 'q.parents(bigint) exists');
+select has_function('q', 'job_graph', array['bigint', 'integer'], 'q.job_graph(bigint, integer) exists');
+select has_function('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch(text, jsonb, text) exists');
+select has_function('q', 'seal_batch', array['bigint'], 'q.seal_batch(bigint) exists');
+select has_function('q', 'batch', array['bigint'], 'q.batch(bigint) exists');
 
 -- Return types.
 select function_returns('q', 'session_key', '{}'::name[], 'integer', 'q.session_key returns integer');
@@ -282,6 +331,14 @@ select function_returns('q', 'unschedule', array['text'], 'boolean', 'q.unschedu
 select function_returns('q', 'pause_schedule', array['text'], 'boolean', 'q.pause_schedule returns boolean');
 select function_returns('q', 'resume_schedule', array['text'], 'boolean', 'q.resume_schedule returns boolean');
 select function_returns('q', 'schedules', array['text'], 'setof q.schedule_info', 'q.schedules returns setof q.schedule_info');
+select function_returns('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'bigint', 'q.enqueue_after returns bigint');
+select function_returns('q', 'enqueue_flow', array['jsonb'], 'setof record', 'q.enqueue_flow returns setof record');
+select function_returns('q', 'unblock', array['bigint'], 'boolean', 'q.unblock returns boolean');
+select function_returns('q', 'parents', array['bigint'], 'bigint[]', 'q.parents returns bigint[]');
+select function_returns('q', 'job_graph', array['bigint', 'integer'], 'setof record', 'q.job_graph returns setof record');
+select function_returns('q', 'create_batch', array['text', 'jsonb', 'text'], 'bigint', 'q.create_batch returns bigint');
+select function_returns('q', 'seal_batch', array['bigint'], 'boolean', 'q.seal_batch returns boolean');
+select function_returns('q', 'batch', array['bigint'], 'setof record', 'q.batch returns setof record');
 
 -- Volatility: everything writes except the reads (jobs, throughput, explain,
 -- health, schedules, limits). q.stats writes nothing either, but its
@@ -327,6 +384,14 @@ select volatility_is('q', 'unschedule', array['text'], 'volatile', 'q.unschedule
 select volatility_is('q', 'pause_schedule', array['text'], 'volatile', 'q.pause_schedule is volatile');
 select volatility_is('q', 'resume_schedule', array['text'], 'volatile', 'q.resume_schedule is volatile');
 select volatility_is('q', 'schedules', array['text'], 'stable', 'q.schedules is stable');
+select volatility_is('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'volatile', 'q.enqueue_after is volatile');
+select volatility_is('q', 'enqueue_flow', array['jsonb'], 'volatile', 'q.enqueue_flow is volatile');
+select volatility_is('q', 'unblock', array['bigint'], 'volatile', 'q.unblock is volatile');
+select volatility_is('q', 'parents', array['bigint'], 'stable', 'q.parents is stable');
+select volatility_is('q', 'job_graph', array['bigint', 'integer'], 'stable', 'q.job_graph is stable');
+select volatility_is('q', 'create_batch', array['text', 'jsonb', 'text'], 'volatile', 'q.create_batch is volatile');
+select volatility_is('q', 'seal_batch', array['bigint'], 'volatile', 'q.seal_batch is volatile');
+select volatility_is('q', 'batch', array['bigint'], 'stable', 'q.batch is stable');
 
 -- The public API runs as the schema owner: callers need no table privileges.
 select is_definer('q', 'session_key', '{}'::name[], 'q.session_key is SECURITY DEFINER');
@@ -370,6 +435,14 @@ select is_definer('q', 'unschedule', array['text'], 'q.unschedule is SECURITY DE
 select is_definer('q', 'pause_schedule', array['text'], 'q.pause_schedule is SECURITY DEFINER');
 select is_definer('q', 'resume_schedule', array['text'], 'q.resume_schedule is SECURITY DEFINER');
 select is_definer('q', 'schedules', array['text'], 'q.schedules is SECURITY DEFINER');
+select is_definer('q', 'enqueue_after', array['text', 'jsonb', 'bigint[]', 'text', 'timestamp with time zone', 'integer', 'integer', 'text', 'bigint'], 'q.enqueue_after is SECURITY DEFINER');
+select is_definer('q', 'enqueue_flow', array['jsonb'], 'q.enqueue_flow is SECURITY DEFINER');
+select is_definer('q', 'unblock', array['bigint'], 'q.unblock is SECURITY DEFINER');
+select is_definer('q', 'parents', array['bigint'], 'q.parents is SECURITY DEFINER');
+select is_definer('q', 'job_graph', array['bigint', 'integer'], 'q.job_graph is SECURITY DEFINER');
+select is_definer('q', 'create_batch', array['text', 'jsonb', 'text'], 'q.create_batch is SECURITY DEFINER');
+select is_definer('q', 'seal_batch', array['bigint'], 'q.seal_batch is SECURITY DEFINER');
+select is_definer('q', 'batch', array['bigint'], 'q.batch is SECURITY DEFINER');
 
 -- Internal functions are reached only through the public ones: no need to
 -- run as definer, and they must not be (nobody else may call them anyway).
@@ -427,6 +500,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
+        'test_clock', 'waiter', 'job_dep', 'batch', 'batch_done'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter');
         'test_clock', 'waiter', 'server_start'],
   'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, server_start');
         'test_clock', 'waiter', 'job_result', 'result_waiter'],
@@ -436,7 +511,7 @@ select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
   'schema q has no table of pgq''s (only alembic_version under Alembic)');
 
-select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq', 'key_recheck_id_seq'],
+select sequences_are('q_data', array['queue_id_seq', 'job_id_seq', 'session_seq', 'schedule_id_seq', 'key_recheck_id_seq', 'batch_id_seq'],
   'schema q_data has exactly the sequences behind the identities and the session keys');
 
 select sequences_are('q', '{}'::name[], 'schema q has no sequence');

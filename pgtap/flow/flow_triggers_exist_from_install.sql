@@ -7,7 +7,8 @@ begin;
 select plan(5);
 
 select triggers_are('q_data', 'job',
-  array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued'],
+  array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued',
+        '_100_deps_admit_ready', '_120_deps_finish'],  -- (dependencies, revision 0009: sql/triggers/deps.sql)
   'a fresh install has the four flow-control triggers');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update.
 select results_eq(

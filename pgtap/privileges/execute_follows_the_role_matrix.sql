@@ -7,12 +7,30 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(663);
+select plan(771);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
   ('enqueue',                 true,  false, true,  false),
   ('enqueue_many',            true,  false, true,  false),
+  ('enqueue_after',           true,  false, true,  false),
+  ('enqueue_flow',            true,  false, true,  false),
+  ('create_batch',            true,  false, true,  false),
+  ('seal_batch',              true,  false, true,  false),
+  ('unblock',                 false, false, true,  false),
+  ('parents',                 false, true,  true,  false),
+  ('job_graph',               false, false, true,  true),
+  ('batch',                   false, false, true,  true),
+  ('deps_bad_policy',         false, false, false, false),
+  ('deps_policy',             false, false, false, false),
+  ('deps_check_parents',      false, false, false, false),
+  ('deps_mark_parents',       false, false, false, false),
+  ('batch_join',              false, false, false, false),
+  ('batch_try_fire',          false, false, false, false),
+  ('batch_member_ended',      false, false, false, false),
+  ('deps_resolve',            false, false, false, false),
+  ('deps_explain',            false, false, false, false),
+  ('tg_job__deps_finish',     false, false, false, false),
   ('session_key',             false, true,  true,  false),
   ('claim',                   false, true,  true,  false),
   ('claim_explained',         false, true,  true,  false),

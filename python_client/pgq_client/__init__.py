@@ -44,6 +44,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from ._client import (
         adopt,
+        batch,
         cancel,
         cancel_jobs,
         claim,
@@ -52,8 +53,11 @@ if TYPE_CHECKING:
         complete_and_claim,
         complete_many,
         configure,
+        create_batch,
         delete_queue,
         enqueue,
+        enqueue_after,
+        enqueue_flow,
         enqueue_many,
         explain,
         fail,
@@ -61,10 +65,12 @@ if TYPE_CHECKING:
         health,
         heartbeat,
         heartbeat_many,
+        job_graph,
         job_page,
         jobs,
         limits,
         listen,
+        parents,
         pause,
         pause_schedule,
         purge,
@@ -79,10 +85,12 @@ if TYPE_CHECKING:
         retry_dead,
         schedule,
         schedules,
+        seal_batch,
         session_key,
         stats,
         throughput,
         throughput_totals,
+        unblock,
         unschedule,
         wait_results,
     )
@@ -90,12 +98,14 @@ if TYPE_CHECKING:
     from .app import App, FlowLimits, Periodic, Task
     from .context import JobCancelled, JobContext, JobLost
     from .records import (
+        BatchInfo,
         BeatStatus,
         Blocked,
         BulkResult,
         CatchUp,
         ClaimAnswer,
         FailStatus,
+        GraphEdge,
         HealthCheck,
         Job,
         JobInfo,
@@ -194,6 +204,16 @@ __all__ = [
     "throughput_totals",
     "unschedule",
     "wait_results",
+    "enqueue_after",
+    "enqueue_flow",
+    "create_batch",
+    "seal_batch",
+    "batch",
+    "parents",
+    "job_graph",
+    "unblock",
+    "BatchInfo",
+    "GraphEdge",
 ]
 
 # What `import pgq_client` defines at once is its version only: every other name is imported on
@@ -203,6 +223,8 @@ _LAZY = {
     "App": ".app",
     "BeatStatus": ".records",
     "Blocked": ".records",
+    "BatchInfo": ".records",
+    "GraphEdge": ".records",
     "BulkResult": ".records",
     "CHANNEL": "._queries",
     "CatchUp": ".records",
@@ -261,6 +283,14 @@ _LAZY = {
     "resume": "._client",
     "result": "._client",
     "results": "._client",
+    "enqueue_after": "._client",
+    "enqueue_flow": "._client",
+    "create_batch": "._client",
+    "seal_batch": "._client",
+    "batch": "._client",
+    "parents": "._client",
+    "job_graph": "._client",
+    "unblock": "._client",
     "resume_schedule": "._client",
     "retry": "._client",
     "retry_dead": "._client",
@@ -274,7 +304,8 @@ _LAZY = {
     "wait_results": "._client",
 }
 _WORKER_NAMES = ("AsyncWorker", "StartupError", "Worker", "WorkerOptions")
-_SUBMODULES = ("aio", "app", "context", "exporter", "migrations", "observe", "payloads", "records", "sqlalchemy",
+_SUBMODULES = ("aio", "app", "context", "graph", "exporter", "migrations", "observe", "payloads", "records",
+               "sqlalchemy",
                "testing", "tracing", "worker", "cli", "dashboard")
 
 

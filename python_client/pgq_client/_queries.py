@@ -301,3 +301,16 @@ CHECK_FUNCTIONS = (
     " group by p.proname"
 )
 CURRENT_USER = "select current_user"
+
+# Dependencies and batches (revision 0009).
+ENQUEUE_AFTER = (
+    "select q.enqueue_after(queue => %s, payload => %s, after => %s, on_parent_failure => %s, run_at => %s,"
+    " priority => %s, max_attempts => %s, concurrency_key => %s, batch => %s)"
+)
+ENQUEUE_GRAPH = "select ref, id from q.enqueue_flow(jobs => %s)"
+CREATE_BATCH = "select q.create_batch(callback_queue => %s, callback_payload => %s, on_dead => %s)"
+SEAL_BATCH = "select q.seal_batch(id => %s)"
+BATCH = "select * from q.batch(id => %s)"
+PARENTS = "select q.parents(id => %s)"
+JOB_GRAPH = "select * from q.job_graph(id => %s, max_rows => %s)"
+UNBLOCK = "select q.unblock(id => %s)"

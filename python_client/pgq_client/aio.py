@@ -30,11 +30,13 @@ from ._decoding import decode_each
 from ._error_text import clean
 from .payloads import dumps
 from .records import (
+    BatchInfo,
     BeatStatus,
     BulkResult,
     CatchUp,
     ClaimAnswer,
     FailStatus,
+    GraphEdge,
     HealthCheck,
     Job,
     JobInfo,
@@ -627,6 +629,82 @@ async def purge(conn: AsyncConnection, queue: str, *, max_rows: int = 10000) -> 
 async def delete_queue(conn: AsyncConnection, queue: str) -> int:
     """Delete a queue with no live job, and its history (``q.delete_queue``); returns the history rows deleted."""
     return int(await _scalar(conn, sql.DELETE_QUEUE, (queue,)))
+
+
+async def enqueue_after(
+    conn: AsyncConnection,
+    queue: str,
+    payload: Any,
+    after: Sequence[int],
+    *,
+    on_parent_failure: str = "cancel",
+    run_at: datetime | None = None,
+    priority: int = 0,
+    max_attempts: int | None = None,
+    concurrency_key: str | None = None,
+    batch: int | None = None,
+) -> int:
+    """Add a job that runs after every job in ``after`` has ended (``q.enqueue_after``); returns its id.
+
+    Until then the job is pending (never claimed); it becomes waiting in the transaction that ends its
+    last parent. on_parent_failure: what a parent that dies or is cancelled does to it: ``cancel``
+    (default, cascading to its own children), ``run`` (counts as done) or ``hold`` (on hold until
+    :func:`unblock`). batch: join that open batch (:func:`create_batch`); ``after`` may then be empty.
+    """
+    params = (queue, Jsonb(payload, dumps=dumps), list(after), on_parent_failure, run_at, priority,
+              max_attempts, concurrency_key, batch)
+    return int(await _scalar(conn, sql.ENQUEUE_AFTER, params))
+
+
+async def enqueue_flow(conn: AsyncConnection, jobs: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Enqueue a graph of jobs in one statement (``q.enqueue_flow``); returns {ref: id}.
+
+    Each job is a dict with ``queue``, ``payload`` and optionally ``ref``, ``after`` (refs of this
+    graph, or ids of existing jobs), ``on_parent_failure``, ``run_at``, ``priority``, ``max_attempts``,
+    ``concurrency_key``, ``batch``. All or nothing: a cycle or an unknown ref writes nothing.
+    :meth:`pgq_client.App.flow` builds the list.
+    """
+    async with conn.cursor() as cur:
+        await cur.execute(sql.ENQUEUE_GRAPH, (Jsonb(list(jobs), dumps=dumps),))
+        return {str(ref): int(job_id) for ref, job_id in await cur.fetchall()}
+
+
+async def create_batch(conn: AsyncConnection, callback_queue: str, callback_payload: dict[str, Any] | None = None,
+                       *, on_dead: str = "wait") -> int:
+    """Open a batch (``q.create_batch``); returns its id. After :func:`seal_batch`, once every member
+    has ended (or at the first dead member with ``on_dead="fire"``) one callback job is enqueued on
+    callback_queue with callback_payload plus ``{"batch": {"id", "completed", "dead", "cancelled"}}``."""
+    return int(await _scalar(conn, sql.CREATE_BATCH,
+                             (callback_queue, Jsonb(callback_payload or {}, dumps=dumps), on_dead)))
+
+
+async def seal_batch(conn: AsyncConnection, batch_id: int) -> bool:
+    """Seal a batch (``q.seal_batch``): no job joins it any more; False if it was sealed already."""
+    return bool(await _scalar(conn, sql.SEAL_BATCH, (batch_id,)))
+
+
+async def batch(conn: AsyncConnection, batch_id: int) -> BatchInfo | None:
+    """A batch's state and counts (``q.batch``), or None for an unknown id."""
+    async with conn.cursor(row_factory=class_row(BatchInfo)) as cur:
+        await cur.execute(sql.BATCH, (batch_id,))
+        return await cur.fetchone()
+
+
+async def parents(conn: AsyncConnection, job_id: int) -> list[int]:
+    """The ids of the jobs a job was enqueued after (``q.parents``), sorted."""
+    return [int(i) for i in (await _scalar(conn, sql.PARENTS, (job_id,)) or [])]
+
+
+async def job_graph(conn: AsyncConnection, job_id: int, *, max_rows: int = 100) -> list[GraphEdge]:
+    """A job, its parents and its children with their states (``q.job_graph``)."""
+    async with conn.cursor(row_factory=class_row(GraphEdge)) as cur:
+        await cur.execute(sql.JOB_GRAPH, (job_id, max_rows))
+        return await cur.fetchall()
+
+
+async def unblock(conn: AsyncConnection, job_id: int) -> bool:
+    """Let a job on hold go on (``q.unblock``); False if it is not on hold."""
+    return bool(await _scalar(conn, sql.UNBLOCK, (job_id,)))
 
 
 def _one(row: BulkResult | None) -> BulkResult:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import psycopg
 
 from . import _client, aio
+from .graph import JobGraph
 from .records import CatchUp, QueueLimits
 from .worker.options import TASK_SETTINGS, TaskSettings, WorkerOptions, auto_loops, check_queue_name
 
@@ -101,11 +102,23 @@ class Task(Generic[P]):
 
     def enqueue(self, conn: psycopg.Connection[Any], payload: P, *, run_at: datetime | None = None,
                 priority: int | None = None, max_attempts: int | None = None, dedup_key: str | None = None,
-                concurrency_key: str | None = None) -> int:
+                concurrency_key: str | None = None, after: Sequence[int] | None = None,
+                on_parent_failure: str = "cancel", batch: int | None = None) -> int:
         """Add one job for this task in the connection's current transaction; returns its id.
 
         concurrency_key: the job's key for the queue's ``key_concurrency``/``ordered``/``key_rate`` limits.
+        after: ids of jobs this one runs after (``q.enqueue_after``): pending until they have all ended;
+        on_parent_failure (cancel, run, hold) says what a parent that dies or is cancelled does to it.
+        batch: join that open batch (:func:`pgq_client.create_batch`). Neither goes with dedup_key.
         """
+        if after is not None or batch is not None:
+            if dedup_key is not None:
+                raise ValueError("dedup_key cannot be combined with after or batch")
+            return _client.enqueue_after(conn, self.queue, encode(payload), list(after or ()),
+                                         on_parent_failure=on_parent_failure, run_at=run_at,
+                                         priority=self.priority if priority is None else priority,
+                                         max_attempts=max_attempts or self.max_attempts,
+                                         concurrency_key=concurrency_key, batch=batch)
         return _client.enqueue(conn, self.queue, encode(payload), run_at=run_at,
                                priority=self.priority if priority is None else priority,
                                max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key,
@@ -127,8 +140,18 @@ class Task(Generic[P]):
 
     async def enqueue_async(self, conn: psycopg.AsyncConnection[Any], payload: P, *, run_at: datetime | None = None,
                             priority: int | None = None, max_attempts: int | None = None,
-                            dedup_key: str | None = None, concurrency_key: str | None = None) -> int:
+                            dedup_key: str | None = None, concurrency_key: str | None = None,
+                            after: Sequence[int] | None = None, on_parent_failure: str = "cancel",
+                            batch: int | None = None) -> int:
         """:meth:`enqueue` on an AsyncConnection."""
+        if after is not None or batch is not None:
+            if dedup_key is not None:
+                raise ValueError("dedup_key cannot be combined with after or batch")
+            return await aio.enqueue_after(conn, self.queue, encode(payload), list(after or ()),
+                                           on_parent_failure=on_parent_failure, run_at=run_at,
+                                           priority=self.priority if priority is None else priority,
+                                           max_attempts=max_attempts or self.max_attempts,
+                                           concurrency_key=concurrency_key, batch=batch)
         return await aio.enqueue(conn, self.queue, encode(payload), run_at=run_at,
                                  priority=self.priority if priority is None else priority,
                                  max_attempts=max_attempts or self.max_attempts, dedup_key=dedup_key,
@@ -317,6 +340,11 @@ class App:
         self.schedules: dict[str, Periodic] = {}
         self.startup_hooks: list[Callable[..., Any]] = []
         self.shutdown_hooks: list[Callable[..., Any]] = []
+
+    def flow(self) -> JobGraph:
+        """A new :class:`~pgq_client.graph.JobGraph`: add this App's tasks with ``after=`` edges, then
+        ``enqueue(conn)`` the whole graph in one statement (``q.enqueue_flow``)."""
+        return JobGraph()
 
     def task(self, queue: str | None = None, *, payload: type[P] | None = None, lease: timedelta | float | None = None,
              max_attempts: int | None = None, concurrency: int | None = None, priority: int = 0,

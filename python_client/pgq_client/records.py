@@ -43,6 +43,8 @@ class JobState(_Kind):
     WAITING = "waiting"
     SCHEDULED = "scheduled"
     RUNNING = "running"
+    PENDING = "pending"  # waits for its parents (q.enqueue_after, q.enqueue_flow)
+    ON_HOLD = "on_hold"  # a parent died or was cancelled under the hold policy (q.unblock)
     COMPLETED = "completed"
     DEAD = "dead"
     CANCELLED = "cancelled"
@@ -396,3 +398,36 @@ class JobInfo:
     errors: list[dict[str, Any]] | None
     # The flow-control key it was enqueued with (revision 0008; None on an older database).
     concurrency_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    """One row of ``q.job_graph(id)``: the job itself (relation ``self``), one of its parents or one of
+    its children, with its state (``pending``: waits for parents; ``on_hold``: a parent failed under the
+    hold policy; ``gone``: completed in a queue that keeps no history), how the edge ended (None while
+    the parent runs) and the edge's ``on_parent_failure`` policy."""
+
+    job_id: int
+    relation: str
+    state: str
+    queue: str | None
+    edge_outcome: str | None
+    on_parent_failure: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """``q.batch(id)``: when the batch was sealed and its callback enqueued (``callback_id``), how many
+    members are left and how many completed, died or were cancelled."""
+
+    batch_id: int
+    callback_queue: str
+    on_dead: str
+    created_at: datetime
+    sealed_at: datetime | None
+    fired_at: datetime | None
+    callback_id: int | None
+    members_left: int
+    completed: int
+    dead: int
+    cancelled: int

@@ -16,11 +16,16 @@ begin
   end if;
   -- A waiting job has no id index (see q_data.job), so this may scan the table:
   -- an admin action, kept off the claim path on purpose.
+  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how the job
+  -- ended: its children follow their on_parent_failure policy (cascading).
+  perform set_config('pgq.job_end', 'cancelled', true);
   delete from q_data.job j where j.id = cancel.id returning j.* into v_job;
   if found then
+    perform set_config('pgq.job_end', '', true);
     perform q.finish(v_job, 'cancelled', clock_timestamp());
     return true;
   end if;
+  perform set_config('pgq.job_end', '', true);
   if exists (select from q_data.job_history h where h.id = cancel.id) then
     return false;
   end if;

@@ -31,6 +31,9 @@ begin
   -- a bulk action never waits behind the workers. Each job goes to the
   -- history through q.finish, as q.cancel's do: a running job's worker
   -- hears 'cancelled' at its next heartbeat; its complete is refused.
+  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how these
+  -- jobs ended: their children follow their on_parent_failure policy.
+  perform set_config('pgq.job_end', 'cancelled', true);
   for v_job in
     delete from q_data.job j
      where j.ctid = any(array(
@@ -45,6 +48,7 @@ begin
     perform q.finish(v_job, 'cancelled', v_now);
     v_count := v_count + 1;
   end loop;
+  perform set_config('pgq.job_end', '', true);
 
   return query select v_count,
     exists (select from q_data.job x

@@ -65,6 +65,13 @@ begin
   select qq.* into v_queue from q_data.queue qq where qq.id = v_job.queue_id;
   v_last := v_job.errors -> -1;
 
+  -- Dependencies (revision 0009): a pending job waits for its parents; a
+  -- job on hold waits for an operator. Either is its whole story.
+  if v_job.state in ('p', 'o') then
+    return query select * from q.deps_explain(v_job);
+    return;
+  end if;
+
   if v_job.state = 'r' then
     if v_job.owner is null then
       if v_job.lease_until < v_now then
@@ -171,7 +178,7 @@ end
 $$;
 
 comment on function q.explain(bigint) is
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON (for a running or finished job also its progress, q.heartbeat). A waiting or scheduled job is found by reading the hot table (it has no id index).';
+  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready, waiting_for_parents, on_hold; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON (for a running or finished job also its progress, q.heartbeat). A waiting or scheduled job is found by reading the hot table (it has no id index).';
 
 revoke all on function q.explain(bigint) from public;
 grant execute on function q.explain(bigint) to pgq_viewer;

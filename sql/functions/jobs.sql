@@ -11,8 +11,8 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-  if jobs.state not in ('waiting', 'scheduled', 'running', 'completed', 'dead', 'cancelled') then
-    raise exception 'state must be one of waiting, scheduled, running, completed, dead, cancelled; got %',
+  if jobs.state not in ('waiting', 'scheduled', 'running', 'pending', 'on_hold', 'completed', 'dead', 'cancelled') then
+    raise exception 'state must be one of waiting, scheduled, running, pending, on_hold, completed, dead, cancelled; got %',
       quote_literal(jobs.state)
       using errcode = '22023';
   end if;
@@ -27,7 +27,7 @@ begin
     select a.*
       from (
         select j.id, qq.name,
-               case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' else 'running' end,
+               case j.state when 'w' then 'waiting' when 'h' then 'waiting' when 's' then 'scheduled' when 'p' then 'pending' when 'o' then 'on_hold' else 'running' end,
                j.attempt::integer, coalesce(j.crashes, 0)::integer, j.priority::integer, j.run_at,
                j.lease_until, null::timestamptz, j.dedup_key, j.payload, j.errors, j.concurrency_key
           from q_data.job j
@@ -49,7 +49,7 @@ end
 $$;
 
 comment on function q.jobs(text, text, bigint, integer) is
-  'Lists jobs newest first, live and finished, optionally of one queue, one state (waiting, scheduled, running, completed, dead, cancelled) or one id, with their concurrency keys; at most max_rows (1..10000). For admins, who have no table privileges.';
+  'Lists jobs newest first, live and finished, optionally of one queue, one state (waiting, scheduled, running, pending: waits for parents, on_hold: a parent failed under the hold policy, completed, dead, cancelled) or one id, with their concurrency keys; at most max_rows (1..10000). For admins, who have no table privileges.';
 
 revoke all on function q.jobs(text, text, bigint, integer) from public;
 grant execute on function q.jobs(text, text, bigint, integer) to pgq_viewer;

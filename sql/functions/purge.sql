@@ -16,6 +16,9 @@ begin
   -- Waiting and scheduled jobs only: running ones belong to a worker (cancel
   -- them with q.cancel_jobs). Deleted outright, no history: a purge is for
   -- jobs nobody wants (a flood, a typo), the cheapest way out.
+  -- A purged parent never ran: for its children (sql/triggers/deps.sql) it
+  -- counts as cancelled.
+  perform set_config('pgq.job_end', 'purged', true);
   delete from q_data.job j
    where j.ctid = any(array(
            select x.ctid from q_data.job x
@@ -23,6 +26,7 @@ begin
             limit purge.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;
+  perform set_config('pgq.job_end', '', true);
   return query select v_count,
     exists (select from q_data.job x where x.queue_id = v_queue.id and x.state in ('w', 's', 'h'));
 exception when lock_not_available then

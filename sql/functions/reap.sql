@@ -45,6 +45,9 @@ begin
 
   -- A lost claim spends the crash budget, not max_attempts, so a job that
   -- kills its worker every time ends up dead instead of looping forever.
+  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how these
+  -- jobs ended, for their children and batches.
+  perform set_config('pgq.job_end', 'dead', true);
   for v_job in
     delete from q_data.job j
      using q_data.queue qq
@@ -59,6 +62,7 @@ begin
     perform q.finish(v_job, 'dead', v_now);
     v_recovered := v_recovered + 1;
   end loop;
+  perform set_config('pgq.job_end', '', true);
 
   with requeued as (
     update q_data.job j

@@ -35,6 +35,7 @@ from ..worker.options import LIBPQ_ENV
 from ._about import version_line
 from ._tables import (
     STATES,
+    graph_table,
     health_table,
     job_detail,
     jobs_table,
@@ -449,6 +450,17 @@ def result(
             out.print(f"{name + ':':<12} {escape(text)}")
     if wait > 0 and not row.finished:
         raise typer.Exit(1)
+
+
+@app.command()
+def flow(
+    job_id: int = typer.Argument(..., help="Any job id."),
+    limit: Annotated[int, typer.Option(help="At most this many parents and this many children.")] = 100,
+) -> None:
+    """A job's parents and children with their states and how each edge ended (q.job_graph)."""
+    with database() as conn:
+        rows = calls.job_graph(conn, job_id, max_rows=limit)
+    show(out, graph_table(job_id, rows))
 
 
 @app.command()

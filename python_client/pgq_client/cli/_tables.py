@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..records import (
+    GraphEdge,
     HealthCheck,
     JobInfo,
     JobState,
@@ -227,6 +228,17 @@ def reasons_table(job_id: int, rows: list[Reason]) -> Table:
     table.add_column("reason")
     for r in rows:
         table.add_row(r.code, r.message)
+    return table
+
+
+def graph_table(job_id: int, rows: list[GraphEdge]) -> Table:
+    table = Table(title=f"job {job_id}: parents and children", title_justify="left")
+    for name in ("relation", "job", "queue", "state", "edge", "on parent failure"):
+        table.add_column(name)
+    for r in rows:
+        table.add_row(Text(r.relation, style="bold" if r.relation == "self" else ""), str(r.job_id), r.queue or "",
+                      r.state, r.edge_outcome or ("waiting" if r.relation != "self" else ""),
+                      r.on_parent_failure or "")
     return table
 
 
