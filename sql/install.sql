@@ -145,6 +145,7 @@
 \ir functions/enqueue_flow.sql
 \ir functions/unblock.sql
 \ir functions/parents.sql
+\ir functions/parent_results.sql
 \ir functions/job_graph.sql
 \ir functions/create_batch.sql
 \ir functions/seal_batch.sql

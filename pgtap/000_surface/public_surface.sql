@@ -3,20 +3,18 @@
 -- pinned search_path. A change here is an API change: update this file on
 -- purpose, never to make it pass.
 begin;
-select plan(222);
+select plan(225);
 
 -- Every function in q, internal ones included.
 select functions_are('q', array[
   -- public API
   'session_key', 'enqueue', 'enqueue_many', 'claim', 'claim_explained', 'complete', 'complete_many',
   'fail', 'fail_many', 'heartbeat', 'heartbeat_many', 'release', 'release_many',
-  'reap', 'adopt', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits',
-  'reap', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
+  'reap', 'adopt', 'cancel', 'retry', 'pause', 'resume', 'configure', 'stats', 'jobs', 'flow_block_reason', 'limits', 'busy_keys',
   'schedule', 'unschedule', 'pause_schedule', 'resume_schedule', 'schedules',
   'throughput', 'throughput_totals', 'explain', 'health', 'job_page',
-  'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock',
-  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'job_graph', 'create_batch', 'seal_batch', 'batch',
   'retry_dead', 'cancel_jobs', 'purge', 'delete_queue', 'allow_test_clock', 'stop_waiting',
+  'enqueue_after', 'enqueue_flow', 'unblock', 'parents', 'parent_results', 'job_graph', 'create_batch', 'seal_batch', 'batch',
   'result', 'results', 'await_results',
   -- internal (owner only)
   'lock_space', 'check_queue_name', 'check_queue_settings', 'check_job_options', 'check_claim', 'check_claims',
@@ -31,8 +29,8 @@ select functions_are('q', array[
   'fire_slot', 'fire_schedules',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
   'deps_bad_policy', 'deps_policy', 'deps_check_parents', 'deps_mark_parents', 'batch_join', 'batch_try_fire',
-  'batch_member_ended', 'deps_resolve', 'deps_explain', 'tg_job__deps_finish'
-  'restart_grace', 'server_began'
+  'batch_member_ended', 'deps_resolve', 'deps_explain', 'tg_job__deps_finish',
+  'restart_grace', 'server_began',
   'wake_result_waiters', 'keep_result', 'purge_results'
 ], 'schema q has exactly the documented functions');
 
@@ -65,11 +63,8 @@ select results_eq(
     ('q.claim_explained(text,integer,interval,integer)'),
     ('q.claim_holder(integer)'),
     ('q.claim_under_snapshot(integer,text,integer,timestamp with time zone,integer)'),
-    ('q.complete(bigint,uuid)'),
     ('q.complete(bigint,uuid,jsonb)'),
-    ('q.complete_many(bigint[],uuid[])'),
     ('q.complete_many(bigint[],uuid[],jsonb[])'),
-    ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval)'),
     ('q.configure(text,interval,integer,integer,interval,interval,boolean,interval,integer,integer,boolean,integer,interval,text[],integer,interval,interval,interval,integer)'),
     ('q.create_batch(text,jsonb,text)'),
     ('q.cron_field(text,text,text,integer,integer,text[])'),
@@ -116,9 +111,7 @@ select results_eq(
     ('q.forget_idle_queues(integer,timestamp with time zone)'),
     ('q.gone_owners(integer)'),
     ('q.health()'),
-    ('q.heartbeat(bigint,uuid,interval)'),
     ('q.heartbeat(bigint,uuid,interval,jsonb)'),
-    ('q.heartbeat_many(bigint[],uuid[],interval)'),
     ('q.heartbeat_many(bigint[],uuid[],interval,jsonb[])'),
     ('q.job_graph(bigint,integer)'),
     ('q.job_page(text,text,jsonb,text,integer,integer)'),
@@ -133,6 +126,7 @@ select results_eq(
     ('q.notify_allowed()'),
     ('q.notify_always(integer[])'),
     ('q.notify_queues(integer[])'),
+    ('q.parent_results(bigint)'),
     ('q.parents(bigint)'),
     ('q.pause(text)'),
     ('q.pause_schedule(text)'),
@@ -174,7 +168,6 @@ select results_eq(
     ('q.throughput_totals()'),
     ('q.unblock(bigint)'),
     ('q.unschedule(text)'),
-    ('q.unschedule(text)') $$,
     ('q.wake_result_waiters(bigint[])') $$,
   'every function in q has exactly one, pinned signature');
 
@@ -194,11 +187,8 @@ select results_eq(
     ('cancel_jobs', 'queue text, state text DEFAULT NULL::text, payload_contains jsonb DEFAULT NULL::jsonb, max_rows integer DEFAULT 1000', 'TABLE(cancelled integer, more boolean)'),
     ('claim', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.claimed_job'),
     ('claim_explained', 'queue text, n integer DEFAULT 1, lease interval DEFAULT NULL::interval, owner integer DEFAULT NULL::integer', 'SETOF q.explained_claim'),
-    ('complete', 'id bigint, token uuid', 'boolean'),
     ('complete', 'id bigint, token uuid, result jsonb DEFAULT NULL::jsonb', 'boolean'),
-    ('complete_many', 'ids bigint[], tokens uuid[]', 'SETOF bigint'),
     ('complete_many', 'ids bigint[], tokens uuid[], results jsonb[] DEFAULT NULL::jsonb[]', 'SETOF bigint'),
-    ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval', 'q_data.queue'),
     ('configure', 'queue text, lease interval DEFAULT NULL::interval, max_attempts integer DEFAULT NULL::integer, max_crashes integer DEFAULT NULL::integer, backoff_base interval DEFAULT NULL::interval, backoff_max interval DEFAULT NULL::interval, keep_completed boolean DEFAULT NULL::boolean, retention interval DEFAULT NULL::interval, concurrency integer DEFAULT NULL::integer, key_concurrency integer DEFAULT NULL::integer, ordered boolean DEFAULT NULL::boolean, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval, unlimit text[] DEFAULT NULL::text[], key_rate integer DEFAULT NULL::integer, key_per interval DEFAULT NULL::interval, max_lease interval DEFAULT NULL::interval, keep_results interval DEFAULT NULL::interval, max_result_size integer DEFAULT NULL::integer', 'q_data.queue'),
     ('create_batch', 'callback_queue text, callback_payload jsonb DEFAULT ''{}''::jsonb, on_dead text DEFAULT ''wait''::text', 'bigint'),
     ('delete_queue', 'queue text', 'TABLE(history_deleted integer)'),
@@ -211,14 +201,13 @@ select results_eq(
     ('fail_many', 'ids bigint[], tokens uuid[], errors text[], retry_in interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('flow_block_reason', 'job_id bigint', 'TABLE(code text, reason text)'),
     ('health', '', 'TABLE(check_name text, object text, severity text, message text, advice text, detail jsonb)'),
-    ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval', 'text'),
     ('heartbeat', 'id bigint, token uuid, lease interval DEFAULT NULL::interval, progress jsonb DEFAULT NULL::jsonb', 'text'),
-    ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval', 'TABLE(id bigint, status text)'),
     ('heartbeat_many', 'ids bigint[], tokens uuid[], lease interval DEFAULT NULL::interval, progress jsonb[] DEFAULT NULL::jsonb[]', 'TABLE(id bigint, status text)'),
     ('job_graph', 'id bigint, max_rows integer DEFAULT 100', 'TABLE(job_id bigint, relation text, state text, queue text, edge_outcome text, on_parent_failure text)'),
     ('job_page', 'queue text DEFAULT NULL::text, state text DEFAULT ''waiting''::text, after jsonb DEFAULT NULL::jsonb, search text DEFAULT NULL::text, page_size integer DEFAULT 50, max_scan integer DEFAULT 10000', 'SETOF q.job_page_row'),
     ('jobs', 'queue text DEFAULT NULL::text, state text DEFAULT NULL::text, id bigint DEFAULT NULL::bigint, max_rows integer DEFAULT 50', 'SETOF q.job_info'),
     ('limits', 'queue text DEFAULT NULL::text', 'TABLE(queue text, concurrency integer, running integer, key_concurrency integer, ordered boolean, busy_keys integer, held bigint, rate integer, per interval, started_in_window integer, next_start_at timestamp with time zone, key_rate integer, key_per interval)'),
+    ('parent_results', 'id bigint', 'TABLE(id bigint, queue text, state text, result jsonb, last_error text, attempts integer, finished_at timestamp with time zone, progress jsonb)'),
     ('parents', 'id bigint', 'bigint[]'),
     ('pause', 'queue text', 'void'),
     ('pause_schedule', 'name text', 'boolean'),
@@ -500,12 +489,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
-        'test_clock', 'waiter', 'job_dep', 'batch', 'batch_done'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter');
-        'test_clock', 'waiter', 'server_start'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, server_start');
-        'test_clock', 'waiter', 'job_result', 'result_waiter'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter');
+        'test_clock', 'waiter', 'job_result', 'result_waiter', 'job_dep', 'batch', 'batch_done', 'server_start'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter, job_dep, batch, batch_done, server_start');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],
@@ -590,6 +575,9 @@ select volatility_is('q', 'await_results', array['bigint[]', 'interval'], 'volat
 select is_definer('q', 'result', array['bigint'], 'q.result is SECURITY DEFINER');
 select is_definer('q', 'results', array['bigint[]'], 'q.results is SECURITY DEFINER');
 select is_definer('q', 'await_results', array['bigint[]', 'interval'], 'q.await_results is SECURITY DEFINER');
+select has_function('q', 'parent_results', array['bigint'], 'q.parent_results(bigint) exists');
+select volatility_is('q', 'parent_results', array['bigint'], 'stable', 'q.parent_results is stable');
+select is_definer('q', 'parent_results', array['bigint'], 'q.parent_results is SECURITY DEFINER');
 
 select * from finish();
 rollback;

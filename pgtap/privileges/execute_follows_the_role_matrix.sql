@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(771);
+select plan(777);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -132,14 +132,16 @@ insert into matrix values
   ('check_max_rows',          false, false, false, false),
   ('lock_wait_failed',        false, false, false, false),
   ('restart_grace',           false, false, false, false),
-  ('server_began',            false, false, false, false);
+  ('server_began',            false, false, false, false),
   -- results (issue 24): read by whoever may enqueue, work or view; awaited by producers and workers
   ('result',                  true,  true,  true,  true),
   ('results',                 true,  true,  true,  true),
   ('await_results',           true,  true,  true,  false),
   ('wake_result_waiters',     false, false, false, false),
   ('keep_result',             false, false, false, false),
-  ('purge_results',           false, false, false, false);
+  ('purge_results',           false, false, false, false),
+  -- q.parent_results (issue 24): a child's inputs, read by its worker
+  ('parent_results',          false, true,  true,  false);
 
 -- pgq_monitor's functions (all of them also the viewer's).
 create temp table monitored (fn name primary key);
@@ -154,7 +156,6 @@ select is(
   '{}'::text[],
   'every function in q has a row in the privilege matrix');
 
--- 96 functions x 6 grantees, through has_function_privilege (membership counts).
 -- 100 functions x 6 grantees, through has_function_privilege (membership counts).
 select function_privs_are(
          'q', p.proname,

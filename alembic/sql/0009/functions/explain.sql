@@ -40,7 +40,6 @@ begin
         end,
         jsonb_build_object('queue', v_queue.name, 'finished_at', v_done.finished_at,
                            'attempt', v_done.attempt, 'crashes', coalesce(v_done.crashes, 0),
-<<<<<<< HEAD
                            'last_error', v_last, 'progress', v_done.progress);
       return;
     end if;
@@ -55,12 +54,6 @@ begin
        where r.id = explain.id;
       return;
     end if;
-=======
-                           'last_error', v_last);
-      return;
-    end if;
-    select j.* into v_job from q_data.job j where j.id = explain.id;
->>>>>>> wf-deps
     if not found then
       return query select 'unknown'::text,
         format('no job %s: it never existed, was completed (and the queue keeps no history), or its history passed the queue''s retention', explain.id),
@@ -72,8 +65,6 @@ begin
   select qq.* into v_queue from q_data.queue qq where qq.id = v_job.queue_id;
   v_last := v_job.errors -> -1;
 
-<<<<<<< HEAD
-=======
   -- Dependencies (revision 0009): a pending job waits for its parents; a
   -- job on hold waits for an operator. Either is its whole story.
   if v_job.state in ('p', 'o') then
@@ -81,27 +72,18 @@ begin
     return;
   end if;
 
->>>>>>> wf-deps
   if v_job.state = 'r' then
     if v_job.owner is null then
       if v_job.lease_until < v_now then
         return query select 'claim_expired'::text,
           format('claimed (lease only) but the lease ran out at %s; the next q.reap returns it to the queue (crash %s of %s)',
                  v_job.lease_until, coalesce(v_job.crashes, 0) + 1, v_queue.max_crashes),
-<<<<<<< HEAD
           jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until, 'progress', v_job.progress);
-=======
-          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until);
->>>>>>> wf-deps
       else
         return query select 'claimed_lease'::text,
           format('running: claimed with a lease only (no session evidence), attempt %s, lease until %s',
                  v_job.attempt, v_job.lease_until),
-<<<<<<< HEAD
           jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until, 'progress', v_job.progress);
-=======
-          jsonb_build_object('attempt', v_job.attempt, 'lease_until', v_job.lease_until);
->>>>>>> wf-deps
       end if;
       return;
     end if;
@@ -113,12 +95,8 @@ begin
                coalesce(v_holder.backend_start::text, 'unknown'), v_job.attempt, v_job.lease_until),
         jsonb_build_object('pid', v_holder.pid, 'application_name', v_holder.application_name,
                            'backend_start', v_holder.backend_start, 'session_state', v_holder.state,
-<<<<<<< HEAD
                            'owner', v_job.owner, 'attempt', v_job.attempt, 'lease_until', v_job.lease_until,
                            'progress', v_job.progress);
-=======
-                           'owner', v_job.owner, 'attempt', v_job.attempt, 'lease_until', v_job.lease_until);
->>>>>>> wf-deps
       if v_job.lease_until < v_now then
         return query select 'claim_expired'::text,
           format('the lease ran out at %s (no heartbeat); the next q.reap returns it to the queue', v_job.lease_until),
@@ -200,11 +178,7 @@ end
 $$;
 
 comment on function q.explain(bigint) is
-<<<<<<< HEAD
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON (for a running or finished job also its progress, q.heartbeat). A waiting or scheduled job is found by reading the hot table (it has no id index).';
-=======
-  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready, waiting_for_parents, on_hold; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON. A waiting or scheduled job is found by reading the hot table (it has no id index).';
->>>>>>> wf-deps
+  'Why job id is not running now, one row per reason: code (unknown, completed, dead, cancelled, claimed_live, claimed_lease, claimed_gone, claim_expired, scheduled, backing_off, due, paused, behind, ready, waiting_for_parents, on_hold; with flow control also concurrency, key_concurrency, rate, key_rate), a sentence, and details as JSON (for a running or finished job also its progress, q.heartbeat). A waiting or scheduled job is found by reading the hot table (it has no id index).';
 
 revoke all on function q.explain(bigint) from public;
 grant execute on function q.explain(bigint) to pgq_viewer;

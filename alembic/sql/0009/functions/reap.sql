@@ -27,16 +27,8 @@ begin
   end if;
 
   -- Sessions that are provably gone (q.gone_owners: no backend with their
-<<<<<<< HEAD
-<<<<<<< HEAD
-  -- pid and backend_start). Each gone session holds a claim, so max_jobs of
-=======
   -- pid and backend_start; those that ended with the server after a grace
   -- for their worker to reconnect and q.adopt its claims). Each gone session holds a claim, so max_jobs of
->>>>>>> restart
-=======
-  -- pid and backend_start). Each gone session holds a claim, so max_jobs of
->>>>>>> wf-deps
   -- them (never more than 1000) are enough for this call.
   v_gone := q.gone_owners(least(max_jobs, 1000));
 
@@ -53,12 +45,9 @@ begin
 
   -- A lost claim spends the crash budget, not max_attempts, so a job that
   -- kills its worker every time ends up dead instead of looping forever.
-<<<<<<< HEAD
-=======
   -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how these
   -- jobs ended, for their children and batches.
   perform set_config('pgq.job_end', 'dead', true);
->>>>>>> wf-deps
   for v_job in
     delete from q_data.job j
      using q_data.queue qq
@@ -73,10 +62,7 @@ begin
     perform q.finish(v_job, 'dead', v_now);
     v_recovered := v_recovered + 1;
   end loop;
-<<<<<<< HEAD
-=======
   perform set_config('pgq.job_end', '', true);
->>>>>>> wf-deps
 
   with requeued as (
     update q_data.job j
@@ -100,14 +86,8 @@ begin
   v_woken := v_woken || q.promote_all_due(max_jobs);
   perform q.purge_history(max_jobs, v_now);
   perform q.purge_receipts(max_jobs, v_now);
-<<<<<<< HEAD
-<<<<<<< HEAD
   -- Results past their queue's keep_results, and awaits that timed out (issue 24).
   perform q.purge_results(max_jobs, v_now);
-=======
->>>>>>> restart
-=======
->>>>>>> wf-deps
   -- Idle queue names go (issue 21 item 5): at most 100 queue rows looked at per
   -- call, so the cost stays flat (100 per second still clears 360,000 an hour).
   perform q.forget_idle_queues(least(max_jobs, 100), v_now);
@@ -128,15 +108,7 @@ end
 $$;
 
 comment on function q.reap(integer) is
-<<<<<<< HEAD
-<<<<<<< HEAD
-  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours, results past their queue''s keep_results (q.purge_results) and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
-=======
-  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. A session that ended with the server (a restart or failover: registered before q.server_began()) counts as gone only after q.restart_grace() (30 s), in which its worker takes its claims back with q.adopt; the lease still ends such a claim. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
->>>>>>> restart
-=======
-  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
->>>>>>> wf-deps
+  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. A session that ended with the server (a restart or failover: registered before q.server_began()) counts as gone only after q.restart_grace() (30 s), in which its worker takes its claims back with q.adopt; the lease still ends such a claim. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours, results past their queue''s keep_results (q.purge_results) and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;

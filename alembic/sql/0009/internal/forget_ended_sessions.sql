@@ -5,21 +5,15 @@ volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-<<<<<<< HEAD
   v_count  integer;
   -- Rows of sessions that ended with the server stay through the restart
   -- grace (see q.gone_owners): a claim naming a deleted key is gone at once.
   v_began  timestamptz := q.server_began();
   v_grace  boolean := clock_timestamp() < v_began + q.restart_grace();
-=======
-  v_count integer;
->>>>>>> wakeup
 begin
   -- Called by q.reap after the lost claims went back: a key with no row
   -- counts as gone, so a claim still naming a deleted key is reaped too.
   perform pg_stat_clear_snapshot();
-<<<<<<< HEAD
-=======
   -- Their waits first (q_data.waiter), skipping rows a producer holds: since
   -- 0009 an enqueue takes a waiter row in its own transaction, and the
   -- cascade from the session row would wait for that transaction. A session
@@ -38,7 +32,6 @@ begin
                                 and (a.backend_start is null or x.backend_start is null
                                      or a.backend_start = x.backend_start)))
               for update skip locked));
->>>>>>> wakeup
   with alive as materialized (
     select a.pid, a.backend_start from pg_stat_get_activity(null) a
   )
@@ -50,11 +43,8 @@ begin
                      where a.pid = x.pid
                        and (a.backend_start is null or x.backend_start is null
                             or a.backend_start = x.backend_start))
-<<<<<<< HEAD
               and not (v_grace and x.registered_at < v_began)
-=======
               and not exists (select from q_data.waiter w where w.session_key = x.key)
->>>>>>> wakeup
             limit forget_ended_sessions.max_rows
               for update skip locked));
   get diagnostics v_count = row_count;
@@ -63,10 +53,6 @@ end
 $$;
 
 comment on function q.forget_ended_sessions(integer) is
-<<<<<<< HEAD
   'Deletes up to max_rows q_data.session rows whose backend has ended (those that ended with the server only after q.restart_grace()); returns how many.';
-=======
-  'Deletes up to max_rows q_data.session rows whose backend has ended; returns how many.';
->>>>>>> wakeup
 
 revoke all on function q.forget_ended_sessions(integer) from public;
