@@ -21,7 +21,7 @@ PKG = Path(__file__).resolve().parents[2] / "python_client" / "pgq_client"
 LAYERS: list[tuple[str, set[str]]] = [
     ("thin client", {"_client", "aio", "records", "context", "sqlalchemy", "_queries", "payloads", "_version",
                      "_decoding", "_error_text"}),
-    ("task registry", {"app"}),
+    ("task registry", {"app", "graph"}),
     ("worker runtime", {"worker"}),
     ("monitoring", {"observe", "exporter", "tracing"}),
     ("dashboard", {"dashboard"}),
@@ -37,6 +37,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("app", "worker._lanes"): "App.lanes() and Task.lane() build the worker's Lane objects",
     ("app", "worker._handlers"): "a task's handler is wrapped by the worker's handler adapter",
     ("app", "worker._async_worker"): "App.run_worker_async() builds an AsyncWorker",
+    ("app", "worker._databases"): "App(databases=...) checks its queue -> database map with the worker's rules",
     ("worker._async_worker", "tracing"): "the worker opens OpenTelemetry spans around handlers (otel extra)",
     ("worker._worker", "tracing"): "generated from worker/_async_worker.py",
 }
