@@ -447,6 +447,13 @@ def results(conn: Connection, ids: Iterable[int]) -> list[JobResult]:
     return [by_id[i] for i in wanted if i in by_id]
 
 
+def parent_results(conn: Connection, job_id: int) -> list[JobResult]:
+    """What became of each parent of a job (``q.parent_results``), in parent id order: a child's inputs."""
+    with conn.cursor(row_factory=class_row(JobResult)) as cur:
+        cur.execute(sql.PARENT_RESULTS, (job_id,))
+        return cur.fetchall()
+
+
 def _await_results(conn: Connection, ids: list[int], seconds: float) -> list[JobResult]:
     # The waiter rows outlive the wait by a margin: the reaper deletes them after it.
     until = timedelta(seconds=min(max(seconds, 0.0) + 5.0, 86400.0))

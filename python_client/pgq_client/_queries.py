@@ -83,6 +83,7 @@ HEARTBEAT_MANY_PROGRESS = (
 # Results (revision 0009): what became of jobs, and awaiting them (NOTIFY pgq_result, payload the id).
 RESULT = "select * from q.result(job_id => %s)"
 RESULTS = "select * from q.results(ids => %s)"
+PARENT_RESULTS = "select * from q.parent_results(id => %s)"
 AWAIT_RESULTS = "select * from q.await_results(ids => %s, timeout => %s)"
 RESULT_CHANNEL = "pgq_result"
 LISTEN_RESULTS = f"listen {RESULT_CHANNEL}"

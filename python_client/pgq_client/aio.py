@@ -445,6 +445,13 @@ async def results(conn: AsyncConnection, ids: Iterable[int]) -> list[JobResult]:
     return [by_id[i] for i in wanted if i in by_id]
 
 
+async def parent_results(conn: AsyncConnection, job_id: int) -> list[JobResult]:
+    """What became of each parent of a job (``q.parent_results``), in parent id order: a child's inputs."""
+    async with conn.cursor(row_factory=class_row(JobResult)) as cur:
+        await cur.execute(sql.PARENT_RESULTS, (job_id,))
+        return await cur.fetchall()
+
+
 async def _await_results(conn: AsyncConnection, ids: list[int], seconds: float) -> list[JobResult]:
     # The waiter rows outlive the wait by a margin: the reaper deletes them after it.
     until = timedelta(seconds=min(max(seconds, 0.0) + 5.0, 86400.0))

@@ -111,3 +111,30 @@ def test_task_enqueue_after_and_cli_flow(conn: psycopg.Connection[Any], db_url: 
     result = CliRunner().invoke(cli, ["--database-url", db_url, "flow", str(child)], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "parent" in result.output and str(parent) in result.output and "pending" in result.output
+
+
+def test_a_child_reads_its_parents_results_as_its_inputs(conn: psycopg.Connection[Any]) -> None:
+    """Handlers' return values are results; the child reads them with parent_results (q.parent_results)."""
+    conn.autocommit = True
+    app = pgq_client.App()
+    seen: list[Any] = []
+
+    @app.task("wf-inputs")
+    def part(payload: dict[str, Any]) -> int:
+        return int(payload["n"]) * 10
+
+    @app.task("wf-sum")
+    def total(payload: dict[str, Any], job: pgq_client.JobContext) -> int:
+        with job.connection() as c:
+            inputs = pgq_client.parent_results(c, job.id)
+        seen.extend((r.state, r.result) for r in inputs)
+        return sum(r.result for r in inputs)
+
+    graph = app.flow()
+    a = graph.add(part, {"n": 1})
+    b = graph.add(part, {"n": 2})
+    child = graph.add(total, {}, after=[a, b])
+    ids = dict(zip((a, b, child), graph.enqueue(conn)))
+    run_jobs(conn, app)
+    assert seen == [("completed", 10), ("completed", 20)]
+    assert pgq_client.result(conn, ids[child]).result == 30
