@@ -41,6 +41,7 @@ MEASURES = [
     "diag",
     "observe",
     "schedules",
+    "workflows",
 ]
 # Long or special runs, each behind its own make target; never part of `make bench`.
 STANDALONE = [
