@@ -109,7 +109,9 @@ _CONFIGURED = (
     " coalesce((to_jsonb(c)->>'ordered')::boolean, false) as ordered,"
     " (to_jsonb(c)->>'rate')::integer as rate, (to_jsonb(c)->>'per')::interval as per,"
     " (to_jsonb(c)->>'key_rate')::integer as key_rate, (to_jsonb(c)->>'key_per')::interval as key_per,"
-    " (to_jsonb(c)->>'max_lease')::interval as max_lease"
+    " (to_jsonb(c)->>'max_lease')::interval as max_lease,"
+    " (to_jsonb(c)->>'keep_results')::interval as keep_results,"
+    " (to_jsonb(c)->>'max_result_size')::integer as max_result_size"
 )
 CONFIGURE = (
     _CONFIGURED
@@ -136,6 +138,14 @@ CONFIGURE_MAX_LEASE = (
     " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
     " ordered => %s, rate => %s, per => %s, unlimit => %s, key_rate => %s, key_per => %s, max_lease => %s) c"
 )
+# With results kept per queue (revision 0009): every argument.
+CONFIGURE_RESULTS = (
+    _CONFIGURED
+    + " from q.configure(queue => %s, lease => %s, max_attempts => %s, max_crashes => %s, backoff_base => %s,"
+    " backoff_max => %s, keep_completed => %s, retention => %s, concurrency => %s, key_concurrency => %s,"
+    " ordered => %s, rate => %s, per => %s, unlimit => %s, key_rate => %s, key_per => %s, max_lease => %s,"
+    " keep_results => %s, max_result_size => %s) c"
+)
 CONFIGURE_FORMS: Forms = (
     (CONFIGURE, ()),
     (CONFIGURE_FLOW, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit")),
@@ -143,6 +153,8 @@ CONFIGURE_FORMS: Forms = (
                           "key_per")),
     (CONFIGURE_MAX_LEASE, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit", "key_rate",
                            "key_per", "max_lease")),
+    (CONFIGURE_RESULTS, ("concurrency", "key_concurrency", "ordered", "rate", "per", "unlimit", "key_rate",
+                         "key_per", "max_lease", "keep_results", "max_result_size")),
 )
 LIMITS = "select * from q.limits(queue => %s)"
 BUSY_KEYS = "select * from q.busy_keys(queue => %s, max_rows => %s)"

@@ -362,6 +362,8 @@ async def configure(
     key_rate: int | None = None,
     key_per: timedelta | None = None,
     max_lease: timedelta | None = None,
+    keep_results: timedelta | None = None,
+    max_result_size: int | None = None,
 ) -> QueueSettings:
     """Change a queue's settings (``q.configure``; None leaves one as it is) and return them all.
 
@@ -371,12 +373,15 @@ async def configure(
     concurrency key in any window of key_per, 1 second unless given; needs ``key_concurrency``;
     ``unlimit=[Limit.KEY_RATE]`` removes it) arrive with revision 0007. A call without them runs
     on older databases too. ``max_lease`` (revision 0008, default 1 hour) is the longest lease a
-    claim or heartbeat may ask for (longer: 22023). Bad values raise
+    claim or heartbeat may ask for (longer: 22023). ``keep_results`` (how long a completed job's
+    result stays readable, default 1 day) and ``max_result_size`` (bytes, default 1 MiB) arrive with
+    revision 0009. Bad values raise
     ``psycopg.errors.InvalidParameterValue`` (22023) and change nothing.
     """
     optional = {"concurrency": concurrency, "key_concurrency": key_concurrency, "ordered": ordered, "rate": rate,
                 "per": per, "unlimit": [str(u) for u in unlimit] if unlimit is not None else None,
-                "key_rate": key_rate, "key_per": key_per, "max_lease": max_lease}
+                "key_rate": key_rate, "key_per": key_per, "max_lease": max_lease,
+                "keep_results": keep_results, "max_result_size": max_result_size}
     statement, names = sql.oldest_form(sql.CONFIGURE_FORMS, optional)
     params = (queue, lease, max_attempts, max_crashes, backoff_base, backoff_max, keep_completed, retention)
     async with conn.cursor(row_factory=class_row(QueueSettings)) as cur:

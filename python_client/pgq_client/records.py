@@ -357,6 +357,9 @@ class QueueSettings:
     key_per: timedelta | None = None
     # The longest lease a claim or heartbeat may ask for (revision 0008; None on an older database).
     max_lease: timedelta | None = None
+    # How long results are kept and their cap in bytes (revision 0009; None on an older database).
+    keep_results: timedelta | None = None
+    max_result_size: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

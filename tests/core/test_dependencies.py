@@ -134,7 +134,7 @@ def test_a_child_reads_its_parents_results_as_its_inputs(conn: psycopg.Connectio
     a = graph.add(part, {"n": 1})
     b = graph.add(part, {"n": 2})
     child = graph.add(total, {}, after=[a, b])
-    ids = dict(zip((a, b, child), graph.enqueue(conn)))
+    ids = graph.enqueue(conn)  # {ref: job id}
     run_jobs(conn, app)
     assert seen == [("completed", 10), ("completed", 20)]
     assert pgq_client.result(conn, ids[child]).result == 30

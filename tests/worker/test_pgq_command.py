@@ -132,13 +132,15 @@ def test_pgq_configure_takes_every_argument_of_q_configure(db_url: str) -> None:
     assert names == set(inspect.signature(command).parameters), "pgq configure and q.configure differ"
 
     done = pgq(db_url, "configure", "mail", "--backoff-base", "2s", "--backoff-max", "10m", "--keep-completed",
-               "--retention", "3d", "--max-crashes", "4", "--max-lease", "2h", "--lease", "90m")
+               "--retention", "3d", "--max-crashes", "4", "--max-lease", "2h", "--lease", "90m",
+               "--keep-results", "2d", "--max-result-size", "4096")
     assert done.returncode == 0, done.stderr
     with psycopg.connect(db_url, autocommit=True) as conn:
-        row = conn.execute("select backoff_base, backoff_max, keep_completed, retention, max_crashes, max_lease"
-                           " from q.configure('mail')").fetchone()
+        row = conn.execute("select backoff_base, backoff_max, keep_completed, retention, max_crashes, max_lease,"
+                           " keep_results, max_result_size from q.configure('mail')").fetchone()
         assert conn.execute("select count(*) from q.claim('mail', 1, lease => '90 minutes')").fetchone() == (0,)
-    assert row == (timedelta(seconds=2), timedelta(minutes=10), True, timedelta(days=3), 4, timedelta(hours=2))
+    assert row == (timedelta(seconds=2), timedelta(minutes=10), True, timedelta(days=3), 4, timedelta(hours=2),
+                   timedelta(days=2), 4096)
     assert pgq(db_url, "configure", "mail", "--drop-completed").returncode == 0
     bad = pgq(db_url, "configure", "mail", "--backoff-base", "1h", "--backoff-max", "1m")
     assert bad.returncode == 1 and "backoff_max" in bad.stderr, bad.stderr

@@ -562,6 +562,11 @@ def configure(
     ] = None,
     unlimit: Annotated[
         list[str] | None, typer.Option(help=f"Remove a limit: {', '.join(LIMITS)} (repeatable).")] = None,
+    keep_results: Annotated[
+        str | None, typer.Option("--keep-results", help="How long a completed job's result stays readable: 1d, 7d"
+                                 " (revision 0009).")] = None,
+    max_result_size: Annotated[
+        int | None, typer.Option("--max-result-size", help="Largest result in bytes (revision 0009).")] = None,
 ) -> None:
     """Change a queue's settings and flow-control limits (pgq_admin); prints them all."""
     for name in unlimit or []:
@@ -571,12 +576,14 @@ def configure(
     intervals = {"lease": _interval(lease, "--lease"), "max_lease": _interval(max_lease, "--max-lease"),
                  "backoff_base": _interval(backoff_base, "--backoff-base"),
                  "backoff_max": _interval(backoff_max, "--backoff-max"),
-                 "retention": _interval(retention, "--retention")}
+                 "retention": _interval(retention, "--retention"),
+                 "keep_results": _interval(keep_results, "--keep-results")}
     with database() as conn:
         row = calls.configure(conn, queue, max_attempts=max_attempts, max_crashes=max_crashes,
                               keep_completed=keep_completed, concurrency=concurrency,
                               key_concurrency=key_concurrency, ordered=ordered, rate=rate, per=window,
-                              unlimit=unlimit, key_rate=key_rate, key_per=key_window, **intervals)
+                              unlimit=unlimit, key_rate=key_rate, key_per=key_window,
+                              max_result_size=max_result_size, **intervals)
     show(out, settings_table(row))
 
 

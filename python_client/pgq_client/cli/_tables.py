@@ -121,7 +121,7 @@ def settings_table(row: QueueSettings) -> Table:
     table.add_column("value")
     for name in ("paused", "lease", "max_lease", "max_attempts", "max_crashes", "backoff_base", "backoff_max",
                  "keep_completed", "retention", "concurrency", "key_concurrency", "ordered", "rate", "per", "key_rate",
-                 "key_per"):
+                 "key_per", "keep_results", "max_result_size"):
         value = getattr(row, name)
         table.add_row(name, "-" if value is None else _whole(value) if isinstance(value, timedelta) else str(value))
     return table
