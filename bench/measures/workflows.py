@@ -36,7 +36,12 @@ PARENTS, CHILDREN = "wf_parent", "wf_child"
 
 def _complete_all(conn: psycopg.Connection[Any], queue: str, n: int) -> list[float]:
     """Claim n jobs of queue and complete them one per call; seconds per completion."""
-    jobs = conn.execute("select id, token from q.claim(%s, %s, lease => interval '30 minutes')", (queue, n)).fetchall()
+    jobs: list[tuple[int, Any]] = []
+    while len(jobs) < n:  # q.claim takes at most 1,000 per call
+        got = conn.execute("select id, token from q.claim(%s, %s, lease => interval '30 minutes')",
+                           (queue, min(1000, n - len(jobs)))).fetchall()
+        assert got, f"only {len(jobs)} of {n} jobs claimed"
+        jobs += got
     times: list[float] = []
     for job_id, token in jobs:
         t0 = time.perf_counter()
