@@ -29,8 +29,13 @@ begin
   -- Results (issue 24): a row only for a result, or for a job somebody
   -- awaits (its receipt): without either, nothing more is written than
   -- before. keep_result raises 54000 for an over-size result, which undoes
-  -- the DELETE above too.
-  if cardinality(q.wake_result_waiters(array[v_job.id])) > 0 or complete.result is not null then
+  -- the DELETE above too. The plain complete pays one index probe on the
+  -- (usually empty) waiter table, inline: no call into q.wake_result_waiters
+  -- unless somebody waits.
+  if exists (select from q_data.result_waiter w where w.job_id = v_job.id) then
+    perform q.wake_result_waiters(array[v_job.id]);
+    perform q.keep_result(v_job, complete.result, v_now);
+  elsif complete.result is not null then
     perform q.keep_result(v_job, complete.result, v_now);
   end if;
   return true;
