@@ -91,7 +91,8 @@ def test_configure_changes_only_what_it_is_given_and_returns_every_setting(conn:
     first = configure(conn, "mail", lease=timedelta(seconds=30), max_attempts=3)
     assert first == QueueSettings(queue="mail", paused=False, lease=timedelta(seconds=30), max_attempts=3,
                                   max_crashes=3, backoff_base=timedelta(seconds=1), backoff_max=timedelta(hours=1),
-                                  keep_completed=False, retention=timedelta(days=7), max_lease=timedelta(hours=1))
+                                  keep_completed=False, retention=timedelta(days=7), max_lease=timedelta(hours=1),
+                                  keep_results=timedelta(days=1), max_result_size=1048576)
     second = configure(conn, "mail", keep_completed=True)
     assert (second.lease, second.max_attempts, second.keep_completed) == (timedelta(seconds=30), 3, True)
 
