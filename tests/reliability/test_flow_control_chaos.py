@@ -44,6 +44,8 @@ import psycopg
 from key_rate_support import STAMPS, most_in_window
 from psycopg.types.json import Jsonb
 
+from .figures import record
+
 HERE = Path(__file__).resolve().parent
 SECONDS = float(os.environ.get("PGQ_FLOW_CHAOS_SECONDS", "15"))
 GLOBAL_LIMIT, KEY_LIMIT, KEYS, RATE = 5, 2, 12, 40
@@ -244,10 +246,15 @@ def test_limits_hold_under_sigkill_and_terminated_sessions(db_url: str) -> None:
                 j += 1
             assert i - j + 1 <= RATE, f"{i - j + 1} starts within 1 s at {t}"
 
-        check_key_rate(conn, final)
+        key_rate_reruns = check_key_rate(conn, final)
+        record("11", f"flow control chaos ({SECONDS:g} s)", jobs=total, workers=8, kills=kills,
+               terminated_sessions=terminations, samples=sampler.samples, peak_global=sampler.peak["global"],
+               limit_global=GLOBAL_LIMIT, peak_key=sampler.peak["key"], limit_key=KEY_LIMIT,
+               peak_ordered=sampler.peak["ordered"], peak_key_rate_running=sampler.peak["key_rate"],
+               violations=0, lost=0, key_rate_reruns=key_rate_reruns)
 
 
-def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) -> None:
+def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) -> int:
     """fc_key_rate: every key at most KR_RATE starts in any KR_PER window, its backlog run near that rate."""
     queue_id = conn.execute("select id from q_data.queue where name = 'fc_key_rate'").fetchone()[0]
     enqueued = int(KR_KEYS * KR_RATE / KR_PER * SECONDS)
@@ -301,3 +308,4 @@ def check_key_rate(conn: psycopg.Connection[Any], final: list[tuple[Any, ...]]) 
     reruns = sum(map(len, stamps.values())) - enqueued
     print(f"fc_key_rate: {'; '.join(report)}; {reruns} starts of killed jobs' re-runs,"
           f" {rerun_done} jobs completed in a handler twice")
+    return reruns

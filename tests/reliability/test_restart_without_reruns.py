@@ -28,6 +28,7 @@ import psycopg
 import pytest
 
 from . import books
+from .figures import record
 from .soak.cluster import Cluster
 from .soak.load import Producer, wait_drained
 from .soak.pg_crash import RESUME_PROMISE, resumed
@@ -91,6 +92,11 @@ def test_restart_under_load_re_runs_no_job_and_every_worker_resumes(cluster: Clu
         figures = {**result.figures(), "restarts": restarts, "adopted_events": events.get("jobs_adopted", 0),
                    "lost_events": events.get("job_lost", 0), "reaped_events": events.get("jobs_reaped", 0)}
         print(figures)
+        record("3", "restart -m fast, then -m immediate (make test)", jobs_enqueued_ok=len(producer.committed),
+               workers=WORKERS, restarts=len(restarts), lost=result.lost,
+               duplicate_executions=result.duplicate_executions,
+               duplicate_terminal_writes=result.duplicate_terminal_writes,
+               worst_resume_s=max(r["resume_s"] for r in restarts), adopted_events=figures["adopted_events"])
         assert not fleet.killed_pids()
         assert result.lost == 0 and result.unfinished == 0, figures
         assert result.completed_without_execution == 0, figures

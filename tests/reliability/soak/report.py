@@ -78,6 +78,15 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "200/s: no lost job, no error a worker does not retry, no lock held or waited for 2 s or more.",
      ["jobs", "migrations_under_load", "lost", "worker_errors_not_retried", "longest_lock_held_s",
       "longest_lock_wait_s"]),
+    ("11", "Flow control under chaos", FAST.format(file="test_flow_control_chaos.py") + " (15 s; 60 s in "
+     "`make soak`)",
+     "8 worker processes on five limited queues (a global concurrency of 5, 2 per key over 12 keys, ordered keys, "
+     "40 starts a second, and a per-key rate of 4 starts a second with 3 at a time), a random worker SIGKILLed or its "
+     "session terminated every 0.3-1.2 s; an independent sampler (every 10 ms, its own connection) and a ledger the "
+     "handlers write: running jobs never above a limit, ordered keys never overlap and run in order, no rate window "
+     "over its bound (judged on the server's clock, every start stamped by a trigger), no job lost.",
+     ["jobs", "kills", "terminated_sessions", "peak_global", "limit_global", "peak_key", "limit_key", "violations",
+      "lost"]),
     ("12", "Schedules fire once per slot", SOAK.format(name="schedules") + " (3 minutes); 40 s (not in "
      "`make test`): `.venv/bin/python -m pytest tests/reliability/test_schedule_chaos.py`",
      "6 worker processes (an App declaring 200 `every 1 second` schedules and 6 `* * * * *` in six time zones, "
@@ -94,6 +103,16 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "primary), workers resume within 10 s. Asynchronous: the committed enqueues the new primary lacks are counted.",
      ["lost", "duplicate_executions", "resume_s", "sync_lost", "sync_duplicate_executions", "sync_resume_s",
       "async_lost", "async_duplicate_executions"]),
+    ("14", "Workflows under chaos", FAST.format(file="test_workflows_chaos.py") + " (small graphs, 20 s); the "
+     "full size (`PGQ_CHAOS_FULL=1`) in `make soak`",
+     "8 worker processes claim under their session keys while the test SIGKILLs one or terminates its backend every "
+     "0.1-0.6 s, over the workloads pg-boss used for its flows: a fan-out of 10,000 children, a fan-in of 10,000 "
+     "parents to one child, a 20-layer DAG (50 wide, 3 parents each), a chain of 10,000 and a batch of 1,000 with a "
+     "callback, all in one `q.enqueue_flow`. A ledger written by the handlers (the completing transaction writes "
+     "`done`): every job completed exactly once, 0 lost, 0 stuck, no child started before a parent's completion, "
+     "re-runs only for claims whose worker died, the batch callback exactly once.",
+     ["jobs", "edges", "kills", "terminated_backends", "lost", "stuck", "duplicate_completions",
+      "children_started_early", "batch_callbacks"]),
 ]
 
 

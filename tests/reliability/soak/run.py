@@ -34,7 +34,8 @@ SUITES: dict[str, tuple[str, Callable[[Cluster, Path], dict[str, Any]]]] = {
     "schedules": ("12", schedules.run),
     "failover": ("13", failover.run),
 }
-FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000", "PGQ_FLOW_CHAOS_SECONDS": "60"}
+FAST_LONG_VARIANTS = {"PGQ_HOSTILE_EXAMPLES": "10000", "PGQ_CONTENTION_JOBS": "50000", "PGQ_FLOW_CHAOS_SECONDS": "60",
+                      "PGQ_CHAOS_FULL": "1"}
 
 
 def main() -> int:

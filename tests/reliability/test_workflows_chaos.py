@@ -20,6 +20,8 @@ from typing import Any
 import pgq_client
 import psycopg
 
+from .figures import record
+
 FORK = multiprocessing.get_context("fork")
 WORKERS = 8
 # PGQ_CHAOS_FULL=1: the full-size workloads (fan-out 10,000, fan-in 10,000, a 20-layer DAG,
@@ -171,5 +173,9 @@ def test_workflows_survive_killed_workers_and_terminated_backends(conn: psycopg.
     callbacks = conn.execute("select count(*) from public.ledger where event = 'done' and job_id = %s",
                              (info.callback_id,)).fetchone()[0]
     assert callbacks == 1
+    record("14", f"workflows chaos ({'full size' if FULL else 'make test size'}, {SECONDS:g} s)", jobs=total,
+           edges=len(edges), fan_out=FAN, fan_in=FAN, dag_layers=LAYERS, chain=CHAIN, batch_members=MEMBERS,
+           workers=WORKERS, kills=kills, terminated_backends=terminations, lost=0, stuck=0,
+           duplicate_completions=0, rerun_jobs=reruns, children_started_early=late, batch_callbacks=callbacks)
     print(f"\n{total} jobs, {len(edges)} edges, {SECONDS:.0f} s of chaos: {kills} SIGKILLs, "
           f"{terminations} terminated backends, {reruns} re-run jobs")
