@@ -3,8 +3,9 @@
 Up to 0007, `pgq migrate` as the database's owner on PostgreSQL 15 failed in revision 0001 with
 "permission denied to create role"; with CREATEROLE it failed in 0003 with "must be member of role
 pgq_owner" (CREATEROLE does not make a role a member of the roles it creates on 15), and the
-database was left at 0002, half-migrated. Each role set-up below runs `alembic upgrade head` (what
-`pgq migrate` runs) on a cluster of its own, so the cluster-wide roles start absent:
+database was left at 0002, half-migrated. Each role set-up below runs `pgq migrate` from the wheel
+(`make dist`) installed in a clean virtualenv, as a new user would, on a cluster of its own, so the
+cluster-wide roles start absent:
 
 - superuser: installs;
 - database owner with CREATEROLE: installs (it makes pgq's roles and its own membership in
@@ -32,10 +33,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from packaging_support import Venv, clean_env, with_extras
 from psycopg.conninfo import make_conninfo
 
 ROOT = Path(__file__).resolve().parents[2]
-ALEMBIC = str(Path(sys.executable).with_name("alembic"))
 PORT = "54373"
 
 
@@ -65,6 +66,18 @@ class PrivateCluster:
             return cur.fetchall() if cur.description else []
 
 
+@pytest.fixture(scope="module")
+def wheel_venv(dist: Any, tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """A clean virtualenv with the wheel and its cli extra: the `pgq` a new user runs."""
+    base = tmp_path_factory.mktemp("roles-venv")
+    home = base / "home"
+    home.mkdir()
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, capture_output=True)
+    venv = Venv(path=base / "venv", home=home)
+    venv.pip_install(with_extras(dist.wheel, "cli", "binary"))
+    return venv
+
+
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[PrivateCluster]:
     server = PrivateCluster(tmp_path / f"pg-{uuid.uuid4().hex[:6]}")
@@ -73,9 +86,10 @@ def cluster(tmp_path: Path) -> Iterator[PrivateCluster]:
     server.stop()
 
 
-def migrate(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ALEMBIC, *(args or ("upgrade", "head"))], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "DATABASE_URL": url}, timeout=300)
+def migrate(venv: Venv, url: str, revision: str = "head") -> subprocess.CompletedProcess[str]:
+    """`pgq migrate` of the installed wheel (the migrations it carries), outside the checkout."""
+    return subprocess.run([str(venv.path / "bin" / "pgq"), "migrate", "--revision", revision], cwd=venv.home,
+                          capture_output=True, text=True, env=clean_env(venv.path, DATABASE_URL=url), timeout=300)
 
 
 def version(cluster: PrivateCluster, db: str) -> list[Any]:
@@ -105,18 +119,18 @@ def owned_database(cluster: PrivateCluster, owner: str, attributes: str) -> str:
 
 
 @pytest.mark.slow
-def test_a_superuser_installs(cluster: PrivateCluster) -> None:
+def test_a_superuser_installs(cluster: PrivateCluster, wheel_venv: Venv) -> None:
     cluster.sql("create database app")
-    done = migrate(cluster.url("app"))
+    done = migrate(wheel_venv, cluster.url("app"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert version(cluster, "app") == [(head(),)]
     works(cluster, "app", "postgres")
 
 
 @pytest.mark.slow
-def test_a_database_owner_with_createrole_installs(cluster: PrivateCluster) -> None:
+def test_a_database_owner_with_createrole_installs(cluster: PrivateCluster, wheel_venv: Venv) -> None:
     db = owned_database(cluster, "owner_cr", "createrole")
-    done = migrate(cluster.url(db, "owner_cr"))
+    done = migrate(wheel_venv, cluster.url(db, "owner_cr"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert version(cluster, db) == [(head(),)]
     assert cluster.sql("select pg_get_userbyid(nspowner) from pg_namespace where nspname = 'q_data'", db) \
@@ -125,11 +139,13 @@ def test_a_database_owner_with_createrole_installs(cluster: PrivateCluster) -> N
 
 
 @pytest.mark.slow
-def test_a_provider_style_admin_that_is_a_member_of_the_roles_it_made_installs(cluster: PrivateCluster) -> None:
+def test_a_provider_style_admin_that_is_a_member_of_the_roles_it_made_installs(
+    cluster: PrivateCluster, wheel_venv: Venv
+) -> None:
     db = owned_database(cluster, "provider_admin", "createrole")
     for role in ("pgq_owner", "pgq_producer", "pgq_worker", "pgq_admin", "pgq_viewer"):
         cluster.sql(f"create role {role} nologin; grant {role} to provider_admin with admin option")
-    done = migrate(cluster.url(db, "provider_admin"))
+    done = migrate(wheel_venv, cluster.url(db, "provider_admin"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert version(cluster, db) == [(head(),)]
     works(cluster, db, "provider_admin")
@@ -137,10 +153,10 @@ def test_a_provider_style_admin_that_is_a_member_of_the_roles_it_made_installs(c
 
 @pytest.mark.slow
 def test_an_owner_without_createrole_stops_before_0001_saying_what_to_run_then_installs(
-    cluster: PrivateCluster,
+    cluster: PrivateCluster, wheel_venv: Venv
 ) -> None:
     db = owned_database(cluster, "owner_plain", "")
-    done = migrate(cluster.url(db, "owner_plain"))
+    done = migrate(wheel_venv, cluster.url(db, "owner_plain"))
     assert done.returncode != 0
     message = done.stderr
     assert "pgq cannot be installed by role owner_plain" in message, message[-3000:]
@@ -153,7 +169,7 @@ def test_an_owner_without_createrole_stops_before_0001_saying_what_to_run_then_i
     roles = subprocess.run(["psql", cluster.url(), "-qX", "-v", "installer=owner_plain", "-f",
                             str(ROOT / "sql" / "roles.sql")], capture_output=True, text=True)
     assert roles.returncode == 0, roles.stderr
-    done = migrate(cluster.url(db, "owner_plain"))
+    done = migrate(wheel_venv, cluster.url(db, "owner_plain"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert version(cluster, db) == [(head(),)]
     works(cluster, db, "postgres")  # (granting pgq's roles to logins needs their admin: here the superuser)
@@ -161,20 +177,20 @@ def test_an_owner_without_createrole_stops_before_0001_saying_what_to_run_then_i
 
 @pytest.mark.slow
 def test_an_upgrade_that_fails_in_its_last_revision_leaves_the_database_where_it_started(
-    cluster: PrivateCluster,
+    cluster: PrivateCluster, wheel_venv: Venv
 ) -> None:
     cluster.sql("create database app")
     url = cluster.url("app")
-    assert migrate(url, "upgrade", "0002").returncode == 0
+    assert migrate(wheel_venv, url, "0002").returncode == 0
     cluster.sql("select q.enqueue('kept', '1')", "app")
     cluster.sql("create schema q_data", "app")  # revision 0008 creates it: the upgrade fails there
-    done = migrate(url)
+    done = migrate(wheel_venv, url)
     assert done.returncode != 0 and 'schema "q_data" already exists' in done.stderr, done.stderr[-2000:]
     assert version(cluster, "app") == [("0002",)], "0003 to 0007 were rolled back with 0008"
     assert cluster.sql("select to_regclass('q.session'), to_regclass('q.schedule')", "app") == [(None, None)]
     assert cluster.sql("select count(*) from q.job", "app") == [(1,)]
     cluster.sql("drop schema q_data", "app")
-    assert migrate(url).returncode == 0
+    assert migrate(wheel_venv, url).returncode == 0
     assert version(cluster, "app") == [(head(),)]
     assert cluster.sql("select count(*) from q_data.job", "app") == [(1,)]
 
