@@ -185,6 +185,11 @@ def result(conn: Connection, job_id: int) -> Row | None:
     return rows[0] if rows else None
 
 
+def graph(conn: Connection, job_id: int, max_rows: int = 50) -> list[Row]:
+    """The job, its parents and its children with their states and edges (``q.job_graph``, revision 0009)."""
+    return _rows(conn, sql.JOB_GRAPH, (job_id, max_rows))
+
+
 def explain(conn: Connection, job_id: int) -> list[Row]:
     """Why the job is not running now, one row per reason (``q.explain``; check ``features``)."""
     return _rows(conn, sql.EXPLAIN, (job_id,))

@@ -62,7 +62,7 @@ FLASH = "pgq_flash"
 PAGE_SIZE = 50
 BULK_ROWS = 1000  # jobs per bulk click (q.retry_dead's max_rows)
 SPARK_MINUTES = 60
-LIVE = ("waiting", "held", "scheduled", "running")
+LIVE = ("waiting", "held", "scheduled", "running", "pending", "on_hold")
 FINISHED_RETRYABLE = ("dead", "cancelled")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
@@ -76,6 +76,8 @@ SECURITY_HEADERS = {
 
 # Pages fetch themselves this often (static/pgq.js; a toggle pauses it; not a text search, not while editing a form).
 REFRESH_SECONDS = 5
+# Parents and children each on a job's page (q.job_graph's max_rows); pgq flow ID shows more.
+GRAPH_ROWS = 50
 # Keys per keyed queue on the Limits page (q.busy_keys's max_rows).
 BUSY_KEYS_SHOWN = 5
 # A job id typed into the search box ("#" optional) opens that job; in quotes it is searched as text.
@@ -288,8 +290,13 @@ def make_app(dash: Dashboard) -> Starlette:
                 explain = fmt.explained(observe.explain(conn, job_id), job_id)
             # The result and progress (revision 0009), for a role that may read them.
             outcome = observe.result(conn, job_id) if job is not None and feats.may("result") else None
+            # Its parents and children (workflows, revision 0009): shown when it has any.
+            related = []
+            if job is not None and feats.may("job_graph"):
+                related = [r for r in observe.graph(conn, job_id, GRAPH_ROWS) if r["relation"] != "self"]
             return {"job": job, "explain": explain, "has_explain": feats.has("explain"),
-                    "can_act": dash.may_act(feats), "outcome": outcome}
+                    "can_act": dash.may_act(feats), "outcome": outcome, "related": related,
+                    "graph_rows": GRAPH_ROWS}
 
         data = dash.read(read)
         if data["job"] is None:
