@@ -247,9 +247,10 @@ create index job_pending_idx on q_data.job (id) where state in ('p', 'o');
 create index job_batch_idx on q_data.job (batch_id) where batch_id is not null;
 
 -- The edges of the graph: child waits for parent. Kept after both ended so
--- that q.parents(child) answers for a running or finished child too (a
--- child's parents are where q.parent_results will read its inputs). (Not done
--- yet: no retention deletes them; q.reap should, with the child's history.)
+-- that q.parents(child) and q.job_graph answer for a running or finished
+-- child too (a running child reads its inputs through them:
+-- q.parent_results); q.reap deletes them once the child has ended longer ago
+-- than its queue's retention (q_data.job_dep_ended, q.purge_deps).
 create table q_data.job_dep (
   child_id    bigint   not null,
   parent_id   bigint   not null,
@@ -304,7 +305,27 @@ create table q_data.batch_done (
 comment on table q_data.batch_done is
   'Ended batch members and how they ended (c completed, d dead, x cancelled).';
 
-revoke all on q_data.job_dep, q_data.batch, q_data.batch_done from public;
+-- Children that ended, for the reaper: one row per child (whatever its number
+-- of parents), written by the child's ending transaction (_120_deps_finish).
+-- q.purge_deps deletes a child's edges and then this row once ended_at is
+-- older than the queue's retention, a bounded batch per reap.
+create table q_data.job_dep_ended (
+  child_id  bigint       primary key,
+  queue_id  integer      not null,
+  ended_at  timestamptz  not null
+);
+
+comment on table q_data.job_dep_ended is
+  'Jobs with parents that have ended: q.reap deletes their edges (q_data.job_dep) after the queue''s retention.';
+
+-- q.purge_deps: per queue, oldest first (as job_result_finished_idx).
+create index job_dep_ended_at_idx on q_data.job_dep_ended (queue_id, ended_at);
+
+-- q.purge_deps: fired batches, oldest first; a batch and its q_data.batch_done
+-- rows go after the callback queue's retention.
+create index batch_fired_idx on q_data.batch (fired_at) where fired_at is not null;
+
+revoke all on q_data.job_dep, q_data.job_dep_ended, q_data.batch, q_data.batch_done from public;
 """
 
 # Functions dropped on downgrade (they are new here), in an order without dependants first.
@@ -327,6 +348,7 @@ DEPS_FUNCTIONS = (
     "q.deps_explain(q_data.job)",
     "q.deps_policy(text)",
     "q.deps_bad_policy(text)",
+    "q.purge_deps(integer, timestamptz)",
 )
 
 DEPS_SCHEMA_DOWN = """
@@ -339,7 +361,7 @@ select j.id, j.queue_id, 'cancelled', j.payload, j.priority, j.attempt, j.crashe
        j.run_at, clock_timestamp(), j.dedup_key, j.errors, null, j.concurrency_key
   from q_data.job j where j.state in ('p', 'o');
 delete from q_data.job j where j.state in ('p', 'o');
-drop table q_data.job_dep, q_data.batch, q_data.batch_done;
+drop table q_data.job_dep, q_data.job_dep_ended, q_data.batch, q_data.batch_done;
 drop index q_data.job_pending_idx;
 drop index q_data.job_batch_idx;
 alter table q_data.job
@@ -426,6 +448,7 @@ UPGRADE_FILES = (
     "internal/note_wait.sql",
     "internal/notify_always.sql",
     "internal/notify_queues.sql",
+    "internal/purge_deps.sql",
     "internal/purge_results.sql",
     "internal/restart_grace.sql",
     "internal/server_began.sql",

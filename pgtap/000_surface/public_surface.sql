@@ -21,7 +21,7 @@ select functions_are('q', array[
   'current_claims', 'ensure_queue', 'notify_queues', 'notify_always', 'note_wait', 'error_entry', 'lost_reason', 'finish', 'backoff',
   'promote_due', 'claim_under_snapshot', 'tg_job__notify_enqueued',
   'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues', 'append_error', 'payload_size',
-  'promote_all_due', 'purge_history', 'purge_receipts',
+  'promote_all_due', 'purge_deps', 'purge_history', 'purge_receipts',
   'check_concurrency_key', 'flow_add_key_slot', 'flow_add_key_rate_slot', 'flow_take_key_slot', 'flow_pass_key_slot',
   'flow_sweep', 'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_configure', 'tg_job__flow_admit', 'tg_job__flow_stop', 'tg_job__flow_finish',
   'flow_want', 'flow_wake', 'flow_reasons',
@@ -135,6 +135,7 @@ select results_eq(
     ('q.promote_all_due(integer)'),
     ('q.promote_due(integer,integer)'),
     ('q.purge(text,integer)'),
+    ('q.purge_deps(integer,timestamp with time zone)'),
     ('q.purge_history(integer,timestamp with time zone)'),
     ('q.purge_receipts(integer,timestamp with time zone)'),
     ('q.purge_results(integer,timestamp with time zone)'),
@@ -443,7 +444,7 @@ select is(
                              'lost_reason', 'finish', 'backoff', 'promote_due',
                              'claim_under_snapshot', 'tg_job__notify_enqueued',
                              'notify_allowed', 'gone_owners', 'forget_ended_sessions', 'forget_idle_queues',
-                             'append_error', 'payload_size', 'promote_all_due', 'purge_history', 'purge_receipts',
+                             'append_error', 'payload_size', 'promote_all_due', 'purge_deps', 'purge_history', 'purge_receipts',
                              'check_concurrency_key', 'flow_add_key_slot', 'flow_add_key_rate_slot',
                              'flow_take_key_slot', 'flow_pass_key_slot', 'flow_sweep',
                              'flow_claim_jobs', 'flow_claim_keyed', 'flow_claim', 'flow_configure', 'tg_job__flow_admit',
@@ -489,8 +490,8 @@ select is(
 select tables_are('q_data',
   array['queue', 'job', 'job_history', 'session', 'reaper_turn', 'enqueue_receipt', 'schedule', 'schedule_fire',
         'queue_slot', 'key_slot', 'key_recheck', 'rate_slot', 'key_rate_slot', 'tally', 'throughput', 'throughput_total',
-        'test_clock', 'waiter', 'job_result', 'result_waiter', 'job_dep', 'batch', 'batch_done', 'server_start'],
-  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter, job_dep, batch, batch_done, server_start');
+        'test_clock', 'waiter', 'job_result', 'result_waiter', 'job_dep', 'job_dep_ended', 'batch', 'batch_done', 'server_start'],
+  'schema q_data has exactly the tables queue, job, job_history, session, reaper_turn, enqueue_receipt, schedule, schedule_fire, queue_slot, key_slot, key_recheck, rate_slot, key_rate_slot, tally, throughput, throughput_total, test_clock, waiter, job_result, result_waiter, job_dep, job_dep_ended, batch, batch_done, server_start');
 
 select tables_are('q',
   case when to_regclass('q.alembic_version') is not null then array['alembic_version'] else '{}' end::name[],

@@ -88,6 +88,7 @@ begin
   perform q.purge_receipts(max_jobs, v_now);
   -- Results past their queue's keep_results, and awaits that timed out (issue 24).
   perform q.purge_results(max_jobs, v_now);
+  perform q.purge_deps(max_jobs, v_now);  -- edges of ended children, fired batches (revision 0009)
   -- Idle queue names go (issue 21 item 5): at most 100 queue rows looked at per
   -- call, so the cost stays flat (100 per second still clears 360,000 an hour).
   perform q.forget_idle_queues(least(max_jobs, 100), v_now);
@@ -108,7 +109,7 @@ end
 $$;
 
 comment on function q.reap(integer) is
-  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. A session that ended with the server (a restart or failover: registered before q.server_began()) counts as gone only after q.restart_grace() (30 s), in which its worker takes its claims back with q.adopt; the lease still ends such a claim. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours, results past their queue''s keep_results (q.purge_results) and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
+  'Returns lost claims to their queue: jobs whose owner session is gone (no backend with the pid and backend_start of its q.session_key row) or whose lease has run out. A session that ended with the server (a restart or failover: registered before q.server_began()) counts as gone only after q.restart_grace() (30 s), in which its worker takes its claims back with q.adopt; the lease still ends such a claim. Each spends one unit of the queue''s crash budget (max_crashes); a job that runs out of it is dead. Also moves due scheduled jobs to waiting, deletes history past retention, q.enqueue_many receipts older than 24 hours, results past their queue''s keep_results (q.purge_results), the edges of ended children and fired batches past their queue''s retention (q.purge_deps) and idle queues (q.forget_idle_queues: default settings, nothing in them, no outcome for a day, over an hour old), passes free concurrency-key slots to held jobs (q.flow_sweep) and fires due schedules (q.fire_schedules). At most max_jobs of each per call; returns how many claims it recovered. Safe to call from every worker: one runs, the others return 0 at once.';
 
 revoke all on function q.reap(integer) from public;
 grant execute on function q.reap(integer) to pgq_worker;

@@ -233,6 +233,13 @@ def test_every_stale_token_call_after_a_reclaim_is_refused_and_writes_nothing(
     with psycopg.connect(db_url, autocommit=True) as doomed:
         claim = "select token from q.claim('stale', 1, owner => q.session_key())"
         (stale,) = [r[0] for r in doomed.execute(claim).fetchall()]
+        doomed_pid = doomed.info.backend_pid
+    # The client's close returns before the server has removed the backend: the reaper
+    # sees a session as gone only once its backend has exited (a loaded machine shows it).
+    for _ in range(500):
+        if not conn.execute("select from pg_stat_activity where pid = %s", (doomed_pid,)).fetchall():
+            break
+        time.sleep(0.01)
     assert finishes_without_waiting(b, "select q.reap()") == [(1,)]  # its session is gone
     ((current,),) = finishes_without_waiting(b, "select token from q.claim('stale', 1)")
     before = row(conn, job_id)

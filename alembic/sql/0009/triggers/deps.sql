@@ -21,6 +21,14 @@ declare
   v_end  text := coalesce(current_setting('pgq.job_end', true), '');
   v_out  "char";
 begin
+  -- A child (enqueued after parents, whatever way it ended): one row tells
+  -- q.purge_deps when its edges may go. A job run again after q.retry ends
+  -- again and moves the date.
+  if old.parents_left is not null then
+    insert into q_data.job_dep_ended (child_id, queue_id, ended_at)
+    values (old.id, old.queue_id, now())
+    on conflict (child_id) do update set queue_id = excluded.queue_id, ended_at = excluded.ended_at;
+  end if;
   if v_end = 'cascade' then
     return null;
   end if;
@@ -36,18 +44,18 @@ end
 $$;
 
 comment on function q.tg_job__deps_finish() is
-  'AFTER DELETE row trigger: a job with children passes its end to them (q.deps_resolve); a batch member records its end and may fire the batch''s callback (q.batch_member_ended). The outcome is read from pgq.job_end (unset = completed).';
+  'AFTER DELETE row trigger: a job with children passes its end to them (q.deps_resolve); a batch member records its end and may fire the batch''s callback (q.batch_member_ended); a job with parents records when it ended (q_data.job_dep_ended, for q.purge_deps). The outcome is read from pgq.job_end (unset = completed).';
 
 revoke all on function q.tg_job__deps_finish() from public;
 
 create trigger _120_deps_finish
   after delete on q_data.job
   for each row
-  when (old.has_children or old.batch_id is not null)
+  when (old.has_children or old.batch_id is not null or old.parents_left is not null)
   execute function q.tg_job__deps_finish();
 
 comment on trigger _120_deps_finish on q_data.job is
-  'A job that ends tells its children and its batch.';
+  'A job that ends tells its children and its batch, and a child records its end for the purge of its edges.';
 
 -- A keyed job whose last parent ended becomes due: it takes a key slot or is
 -- held, as a scheduled job that becomes due does (_100_flow_admit_due).
