@@ -3,7 +3,8 @@
 (``target_session_attrs=read-write``); under load the standby is promoted and
 the old primary stopped with ``-m immediate``. Synchronous standby: every
 enqueue that returned success exists on the new primary and finishes, no job
-runs twice (the workers adopt their claims), workers resume within 10 s.
+runs twice (the workers adopt their claims), workers resume within 10 s, and a
+schedule firing every second has exactly one job per slot, none missed.
 Asynchronous standby: the same load, and how many committed enqueues the new
 primary lacks is measured (the mode's documented possible loss)."""
 
@@ -37,6 +38,10 @@ def measure(pair: Pair, logs: Path, *, jobs: int, rate: float, failover_at: floa
     with psycopg.connect(single, autocommit=True) as conn:
         books.install(conn)
         conn.execute("select q.configure('failover', max_crashes => 20)")
+        # A schedule firing every second across the failover (fired by the workers' reaper turns):
+        # each slot must have exactly one job on the new primary, none missing (catch_up all).
+        conn.execute("select q.schedule('failover-tick', queue => 'failover-tick', every => interval '1 second',"
+                     " catch_up => 'all')")
     pair.start_standby()
     url = pair.conninfo(dbname)
     fleet = Fleet(url, logs)
@@ -61,6 +66,7 @@ def measure(pair: Pair, logs: Path, *, jobs: int, rate: float, failover_at: floa
         errors = [repr(p.error) for p in load if p.error is not None]
         with psycopg.connect(url, autocommit=True) as conn:
             in_recovery = conn.execute("select pg_is_in_recovery()").fetchone()[0]
+            ticks = schedule_fires(conn)
             wait_drained(conn, 150)
             fleet.stop_all()
             result = books.audit(conn, [i for p in load for i in p.committed])
@@ -72,10 +78,27 @@ def measure(pair: Pair, logs: Path, *, jobs: int, rate: float, failover_at: floa
             "enqueue_calls_failed": sum(p.failures for p in load), "producer_errors": "; ".join(errors) or "none",
             "workers_survived": alive, "new_primary_writable": not in_recovery,
             "adopted_events": events.get("jobs_adopted", 0), "lost_events": events.get("job_lost", 0),
+            **ticks,
         }
     finally:
         fleet.close()
         pair.stop()
+
+
+def schedule_fires(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+    """Stop the every-second schedule and count its jobs per slot on the new primary (nobody works
+    that queue); then cancel them, so the queue drains. Slots are counted from the first fired to
+    the last: a slot with two jobs is a double fire, one with none a missed slot."""
+    conn.execute("select q.pause_schedule('failover-tick')")
+    slots = [r[0] for r in conn.execute(
+        "select (j.payload->>'slot')::timestamptz from q_data.job j join q_data.queue qq on qq.id = j.queue_id"
+        " where qq.name = 'failover-tick'").fetchall()]
+    conn.execute("select q.cancel_jobs('failover-tick')")
+    if not slots:
+        return {"schedule_fires": 0, "schedule_double_fires": 0, "schedule_missed_slots": 0}
+    span = int((max(slots) - min(slots)).total_seconds()) + 1
+    return {"schedule_fires": len(slots), "schedule_double_fires": len(slots) - len(set(slots)),
+            "schedule_missed_slots": span - len(set(slots))}
 
 
 def failures(figures: dict[str, Any], *, zero_loss: bool) -> str:
@@ -93,6 +116,9 @@ def failures(figures: dict[str, Any], *, zero_loss: bool) -> str:
         out.append("jobs ran twice although every worker survived")
     if not figures["workers_survived"] or figures["resume_s"] >= RESUME_PROMISE:
         out.append("a worker exited or did not resume within 10 s")
+    if figures["schedule_fires"] < 10 or figures["schedule_double_fires"] or figures["schedule_missed_slots"]:
+        out.append(f"schedule: {figures['schedule_fires']} fires, {figures['schedule_double_fires']} double,"
+                   f" {figures['schedule_missed_slots']} missed slots")
     if figures["producer_errors"] != "none":
         out.append(f"producer failed: {figures['producer_errors']}")
     return "; ".join(out) or "none"

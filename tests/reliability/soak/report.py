@@ -100,9 +100,12 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      "one multi-host conninfo (`target_session_attrs=read-write`), the standby promoted and the old primary stopped "
      "with `-m immediate` under load. Synchronous standby (`synchronous_standby_names`, `synchronous_commit = on`): "
      "0 committed enqueues lost, every job finished, no job run twice (the workers adopt their claims on the new "
-     "primary), workers resume within 10 s. Asynchronous: the committed enqueues the new primary lacks are counted.",
-     ["lost", "duplicate_executions", "resume_s", "sync_lost", "sync_duplicate_executions", "sync_resume_s",
-      "async_lost", "async_duplicate_executions"]),
+     "primary), workers resume within 10 s. A schedule firing every second (`catch_up => 'all'`, fired by the "
+     "workers' reaper turns) has exactly one job per slot on the new primary, none missed, in both modes. "
+     "Asynchronous: the committed enqueues the new primary lacks are counted.",
+     ["lost", "duplicate_executions", "resume_s", "schedule_double_fires", "schedule_missed_slots", "sync_lost",
+      "sync_duplicate_executions", "sync_resume_s", "sync_schedule_double_fires", "sync_schedule_missed_slots",
+      "async_lost", "async_duplicate_executions", "async_schedule_double_fires", "async_schedule_missed_slots"]),
     ("14", "Workflows under chaos", FAST.format(file="test_workflows_chaos.py") + " (small graphs, 20 s); the "
      "full size (`PGQ_CHAOS_FULL=1`) in `make soak`",
      "8 worker processes claim under their session keys while the test SIGKILLs one or terminates its backend every "
