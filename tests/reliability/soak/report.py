@@ -75,9 +75,11 @@ SUITES: list[tuple[str, str, str, str, list[str]]] = [
      ["longest_worker_transaction_s", "buffers_claim_1", "buffers_claim_10", "longest_lock_wait_s", "lost"]),
     ("10", "Migrations under load", SOAK.format(name="migrations"),
      "`alembic upgrade` from the previous revision, then down and up again, while 4 workers run jobs enqueued at "
-     "200/s: no lost job, no error a worker does not retry, no lock held or waited for 2 s or more.",
-     ["jobs", "migrations_under_load", "lost", "worker_errors_not_retried", "longest_lock_held_s",
-      "longest_lock_wait_s"]),
+     "200/s: no lost job, no error a worker does not retry, no lock held or waited for 2 s or more. A call in "
+     "flight as a migration commits can fail once against the changed tables (UndefinedColumn after the downgrade "
+     "drops a column): the worker sends that round again, counted apart.",
+     ["jobs", "migrations_under_load", "lost", "worker_errors_not_retried", "schema_changed_errors_retried",
+      "longest_lock_held_s", "longest_lock_wait_s"]),
     ("11", "Flow control under chaos", FAST.format(file="test_flow_control_chaos.py") + " (15 s; 60 s in "
      "`make soak`)",
      "8 worker processes on five limited queues (a global concurrency of 5, 2 per key over 12 keys, ordered keys, "
