@@ -47,6 +47,7 @@
 \ir internal/promote_all_due.sql
 \ir internal/purge_history.sql
 \ir internal/purge_receipts.sql
+\ir internal/pending_tally.sql
 \ir internal/purge_deps.sql
 \ir internal/purge_results.sql
 \ir internal/forget_idle_queues.sql

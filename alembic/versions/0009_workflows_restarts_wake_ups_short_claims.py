@@ -1,6 +1,6 @@
 """Workflows, restarts, wake-ups and short claims (revision 0009).
 
-Five parts, each between its own "# --- begin/end PART ---" lines:
+Six parts, each between its own "# --- begin/end PART ---" lines:
 
 - results (issue 24): q.complete / q.complete_many take a result, kept in
   q_data.job_result for the queue's keep_results (capped by max_result_size);
@@ -24,6 +24,9 @@ Five parts, each between its own "# --- begin/end PART ---" lines:
   them (SKIP LOCKED, in its own transaction) and sends the one NOTIFY; the
   others send none until a worker records a new wait (also q.notify_queues);
   q.stop_waiting ends a worker's waits on a clean stop.
+- standby_reads (issue 25): q.stats, q.throughput and q.throughput_totals
+  read the unrolled outcomes through q.pending_tally(), empty on a standby
+  (q_data.tally is unlogged), so a dashboard or exporter can read a standby.
 - claim_explained (issue 23): q.claim_explained returns a claim's rows with
   why it came back short and when to look again, in one statement; retry-in is
   never 0 or empty while a key rate has jobs put off (job_put_off_idx);
@@ -423,6 +426,15 @@ PARENT_RESULTS_DOWN = """
 drop function q.parent_results(bigint);
 """
 
+# --- begin standby_reads ---
+# The reading functions answer on a standby (issue 25, --read-url): they read
+# q_data.tally (unlogged: not even plannable during recovery) through
+# q.pending_tally(), empty on a standby.
+STANDBY_READS_DOWN = """
+drop function q.pending_tally();
+"""
+# --- end standby_reads ---
+
 # Every file 0009 froze, in the order the upgrade runs them: internal functions,
 # public ones, triggers; q.parent_results last (a SQL function: its body is
 # checked against q.results and q.parents when it is made).
@@ -447,6 +459,7 @@ UPGRADE_FILES = (
     "internal/keep_result.sql",
     "internal/note_wait.sql",
     "internal/notify_always.sql",
+    "internal/pending_tally.sql",
     "internal/notify_queues.sql",
     "internal/purge_deps.sql",
     "internal/purge_results.sql",
@@ -482,7 +495,10 @@ UPGRADE_FILES = (
     "functions/results.sql",
     "functions/resume.sql",
     "functions/seal_batch.sql",
+    "functions/stats.sql",
     "functions/stop_waiting.sql",
+    "functions/throughput.sql",
+    "functions/throughput_totals.sql",
     "functions/unblock.sql",
     "triggers/deps.sql",
     "triggers/notify_enqueued.sql",
@@ -517,6 +533,9 @@ DOWNGRADE_FILES = (
     ("0008", "functions/purge.sql"),
     ("0008", "functions/reap.sql"),
     ("0008", "functions/resume.sql"),
+    ("0008", "functions/stats.sql"),
+    ("0008", "functions/throughput.sql"),
+    ("0008", "functions/throughput_totals.sql"),
     ("0008", "triggers/notify_enqueued.sql"),
 )
 
@@ -544,6 +563,9 @@ def downgrade() -> None:
     for rev, rel in DOWNGRADE_FILES:
         run_frozen(rev, rel)  # the old bodies no longer read what the parts below drop
     _execute(PARENT_RESULTS_DOWN)
+    # --- begin standby_reads ---
+    _execute(STANDBY_READS_DOWN)
+    # --- end standby_reads ---
     # --- begin wakeup ---
     _execute(WAKEUP_DOWN)
     # --- end wakeup ---

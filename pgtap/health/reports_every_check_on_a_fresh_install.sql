@@ -12,7 +12,7 @@ select set_eq($$ select object from q.health() where check_name = 'vacuum' $$,
             ('q_data.throughput_total'), ('q_data.enqueue_receipt'), ('q_data.schedule'), ('q_data.schedule_fire'), ('q_data.queue_slot'),
             ('q_data.key_slot'), ('q_data.key_recheck'), ('q_data.rate_slot'), ('q_data.key_rate_slot'), ('q_data.test_clock'), ('q_data.waiter'),
             ('q_data.job_result'), ('q_data.result_waiter'), ('q_data.server_start'),
-            ('q_data.job_dep'), ('q_data.batch'), ('q_data.batch_done') $$,
+            ('q_data.job_dep'), ('q_data.job_dep_ended'), ('q_data.batch'), ('q_data.batch_done') $$,
   'dead rows and (auto)vacuum times for every pgq table');
 select ok((select bool_and(detail ? 'dead_rows' and detail ? 'last_autovacuum' and detail ? 'last_autoanalyze')
              from q.health() where check_name = 'vacuum'), 'each vacuum row has dead rows, last autovacuum and autoanalyze');

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(783);
+select plan(789);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -101,6 +101,7 @@ insert into matrix values
   ('append_error',            false, false, false, false),
   ('payload_size',            false, false, false, false),
   ('promote_all_due',         false, false, false, false),
+  ('pending_tally',           false, false, false, false),
   ('purge_deps',              false, false, false, false),
   ('purge_history',           false, false, false, false),
   ('purge_receipts',          false, false, false, false),

@@ -326,4 +326,10 @@ SEAL_BATCH = "select q.seal_batch(id => %s)"
 BATCH = "select * from q.batch(id => %s)"
 PARENTS = "select q.parents(id => %s)"
 JOB_GRAPH = "select * from q.job_graph(id => %s, max_rows => %s)"
+# observe.staleness: is this a standby, how long ago its last replayed commit, WAL received but not replayed.
+STALENESS = (
+    "select pg_is_in_recovery(),"
+    " case when pg_is_in_recovery() then clock_timestamp() - pg_last_xact_replay_timestamp() end,"
+    " case when pg_is_in_recovery() then pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) end"
+)
 UNBLOCK = "select q.unblock(id => %s)"

@@ -137,6 +137,7 @@ class QueueCollector(Collector):
             rows = observe.queues(conn, max_queues=self.max_queues_read + 1)
             totals = observe.throughput_totals(conn) if feats.may("throughput_totals") else None
             limits = observe.limits(conn) if feats.may("limits") else None
+            stale = observe.staleness(conn)
         except psycopg.Error as exc:
             log.warning("metrics: cannot read the database: %s", str(exc).strip())
             if self._conn is not None:
@@ -208,7 +209,15 @@ class QueueCollector(Collector):
         more.add_metric([], 1 if truncated else 0)
         took = GaugeMetricFamily("pgq_exporter_scrape_duration_seconds", "How long the last read of the database took.")
         took.add_metric([], seconds)
-        out += [counted, more, took]
+        standby = GaugeMetricFamily("pgq_exporter_standby", "1 if the exporter reads a standby (--read-url):"
+                                    " its figures are as old as pgq_exporter_standby_replay_age_seconds at most.")
+        standby.add_metric([], 1 if stale.standby else 0)
+        out += [counted, more, took, standby]
+        if stale.standby and stale.replayed_ago is not None:
+            age = GaugeMetricFamily("pgq_exporter_standby_replay_age_seconds", "How long ago the standby replayed"
+                                    " its last commit (also grows while the primary commits nothing).")
+            age.add_metric([], max(0.0, stale.replayed_ago.total_seconds()))
+            out.append(age)
         return out
 
 

@@ -66,6 +66,27 @@ def features(conn: Connection) -> Features:
         return Features({row["proname"]: bool(row["allowed"]) for row in cur.fetchall()})
 
 
+@dataclass(frozen=True)
+class Staleness:
+    """What a reader on a standby sees: whether it is one, and how long ago its last replayed commit was.
+
+    ``replayed_ago`` grows while the primary commits nothing too: it bounds how stale the data
+    is from above (nothing the standby shows is older than the primary's state that long ago),
+    and ``receive_lag_bytes`` (WAL received, not yet replayed) says whether it is catching up.
+    """
+
+    standby: bool
+    replayed_ago: timedelta | None
+    receive_lag_bytes: int | None
+
+
+def staleness(conn: Connection) -> Staleness:
+    """Is this connection on a standby, and how far behind its replay is (``pg_last_xact_replay_timestamp``)."""
+    row = conn.execute(sql.STALENESS).fetchone()
+    assert row is not None
+    return Staleness(bool(row[0]), row[1], None if row[2] is None else int(row[2]))
+
+
 def bound(conn: Connection, timeout: timedelta) -> None:
     """Every later statement on this connection is cancelled after ``timeout`` (statement_timeout)."""
     conn.execute(sql.STATEMENT_TIMEOUT, (f"{int(timeout.total_seconds() * 1000)}ms",))

@@ -77,7 +77,7 @@ begin
       -- Running jobs are few (bounded by the workers' concurrency).
       union select j.queue_id from q_data.job j where j.state = 'r'
       union select t.queue_id from q_data.throughput t where t.minute >= date_trunc('minute', v_now - interval '1 hour')
-      union select t.queue_id from q_data.tally t
+      union select t.queue_id from q.pending_tally() t
       union select sc.queue_id from q_data.schedule sc);
   end if;
 

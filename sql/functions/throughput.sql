@@ -6,7 +6,8 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
   -- The rolled-up buckets plus what q.reap has not moved yet (q_data.tally is a
-  -- few seconds of rows), so the figures are current even with no reaper.
+  -- few seconds of rows), so the figures are current even with no reaper (on a
+  -- standby, q.pending_tally() is empty: the rolled-up figures only).
   select qq.name, b.minute, sum(b.completed)::bigint, sum(b.failed)::bigint, sum(b.dead)::bigint
     from (select t.queue_id, t.minute, t.completed, t.failed, t.dead
             from q_data.throughput t
@@ -16,7 +17,7 @@ as $$
                  case when t.outcome = 'c' then t.n else 0 end,
                  case when t.outcome = 'f' then t.n else 0 end,
                  case when t.outcome = 'd' then t.n else 0 end
-            from q_data.tally t
+            from q.pending_tally() t
            where t.at >= date_trunc('minute', now() - throughput.since)) b
     join q_data.queue qq on qq.id = b.queue_id
    group by qq.name, b.minute

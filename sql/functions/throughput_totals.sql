@@ -20,7 +20,7 @@ as $$
                       sum(x.n) filter (where x.outcome = 'f') as failed,
                       sum(x.n) filter (where x.outcome = 'd') as dead,
                       min(x.at) as since
-                 from q_data.tally x group by x.queue_id) p on p.queue_id = t.queue_id
+                 from q.pending_tally() x group by x.queue_id) p on p.queue_id = t.queue_id
     join q_data.queue qq on qq.id = coalesce(t.queue_id, p.queue_id)
    order by qq.name
 $$;

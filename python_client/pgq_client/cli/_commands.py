@@ -832,14 +832,20 @@ def metrics(
         int, typer.Option("--max-queue-labels", min=1, max=1000,
                           help="Queues with their own label (largest backlog first); the rest sum into _other.")
     ] = 100,
+    read_url: Annotated[
+        str | None, typer.Option("--read-url", envvar="PGQ_READ_URL",
+                                 help="Read from this database instead of --database-url (a streaming standby:"
+                                      " pgq_exporter_standby_replay_age_seconds says how stale).")
+    ] = None,
 ) -> None:
     """Serve Prometheus metrics of the active queues (depths, oldest waiting, running, dead, throughput) until Ctrl-C.
 
-    Needs pgq_monitor (or pgq_viewer); labels at most --max-queue-labels queues."""
+    Needs pgq_monitor (or pgq_viewer); labels at most --max-queue-labels queues. It only reads,
+    so it can read a standby (--read-url)."""
     need_extra("metrics", "prometheus_client")
     from ..exporter import Exporter
 
-    url = _url()
+    url = read_url or _url()
     ev.configure(logging.INFO)
     exporter = Exporter(url, host=host, port=port, min_interval=min_interval, query_timeout=query_timeout,
                         max_queue_labels=max_queue_labels)
@@ -877,6 +883,11 @@ def dashboard(
     max_searches: Annotated[
         int, typer.Option("--max-searches", min=1, help="Text searches run at once; more are refused (429).")
     ] = 2,
+    read_url: Annotated[
+        str | None, typer.Option("--read-url", envvar="PGQ_READ_URL",
+                                 help="Read the pages from this database (a streaming standby of --database-url;"
+                                      " the header says how stale); actions still go to --database-url.")
+    ] = None,
 ) -> None:
     """Serve the web dashboard (queues, jobs, dead jobs, health) until Ctrl-C.
 
@@ -885,7 +896,9 @@ def dashboard(
     from ..dashboard import serve
 
     urls = _urls()
-    for one in urls:  # fail fast, with the usual one-line messages, if a database is not there
+    if read_url is not None and len(urls) != 1:
+        fail("--read-url goes with one --database-url, not several")
+    for one in [*urls, *([read_url] if read_url else [])]:  # fail fast, with the usual one-line messages
         with database(one) as conn:
             conn.execute("select 1")
     url: str | list[str] = urls[0] if len(urls) == 1 else urls
@@ -896,7 +909,7 @@ def dashboard(
                   f" --allowed-host (listening on {host or 'every address'})", highlight=False)
     sys.stdout.flush()
     serve(url, host=host, port=port, read_only=read_only, root_path=root_path, allowed_hosts=allowed_host or (),
-          token_lifetime=token_lifetime, max_searches=max_searches)
+          token_lifetime=token_lifetime, max_searches=max_searches, read_url=read_url)
 
 
 def hoist_database_url(argv: list[str]) -> list[str]:

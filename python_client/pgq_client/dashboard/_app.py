@@ -93,7 +93,7 @@ class Dashboard:
     def __init__(self, database_url: str, *, read_only: bool = False, pool_size: int = 4,
                  query_timeout: float = 5.0, allowed_hosts: Iterable[str] = (), bound_host: str | None = None,
                  token_lifetime: float = TOKEN_LIFETIME, max_searches: int = MAX_SEARCHES,
-                 label: str | None = None) -> None:
+                 label: str | None = None, read_url: str | None = None) -> None:
         if max_searches < 1:
             raise ValueError(f"max_searches must be at least 1, got {max_searches}")
         self.read_only = read_only
@@ -106,6 +106,11 @@ class Dashboard:
         self.pool: ConnectionPool[Any] = ConnectionPool(
             database_url, min_size=1, max_size=pool_size, open=False, name="pgq-dashboard",
             kwargs={"autocommit": True, "application_name": "pgq-dashboard"}, configure=self._configure)
+        # Pages may read from a standby (read_url); actions always go to database_url (the primary).
+        self.read_pool: ConnectionPool[Any] | None = None if read_url is None else ConnectionPool(
+            read_url, min_size=1, max_size=pool_size, open=False, name="pgq-dashboard-read",
+            kwargs={"autocommit": True, "application_name": "pgq-dashboard"}, configure=self._configure)
+        self._seen = threading.local()  # the staleness of the standby this request's page was read from
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
                                  undefined=jinja2.StrictUndefined)
         self.templates = Jinja2Templates(env=env)
@@ -144,7 +149,9 @@ class Dashboard:
         shown = _unflash(self.sessions.unseal(flash))  # only this server's own messages
         page = {"request": request, "base": base, "csrf": self.sessions.token(sid), "flash": shown,
                 "read_only": self.read_only, "refresh": REFRESH_SECONDS, "database": self.label,
-                "home": base.rsplit("/db/", 1)[0] if self.label else base, **context}
+                "home": base.rsplit("/db/", 1)[0] if self.label else base,
+                "staleness": getattr(self._seen, "staleness", None) if self.read_pool is not None else None,
+                **context}
         response: Response = self.templates.TemplateResponse(request, name, page, status_code=status_code,
                                                              headers=headers)
         if cookie is not None:
@@ -167,8 +174,16 @@ class Dashboard:
     # -- database -----------------------------------------------------------------------------------
 
     def read(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
-        with self.pool.connection() as conn:
+        """Run a page's reads: on the read pool (a standby) when there is one, and note how stale it is."""
+        if self.read_pool is None:
+            with self.pool.connection() as conn:
+                return fn(conn, observe.features(conn))
+        with self.read_pool.connection() as conn:
+            self._seen.staleness = observe.staleness(conn)
             return fn(conn, observe.features(conn))
+
+    def pools(self) -> list[ConnectionPool[Any]]:
+        return [self.pool] if self.read_pool is None else [self.pool, self.read_pool]
 
     def search(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
         """``read`` for a text search: at most ``max_searches`` at once; another is refused now (429), not queued."""
@@ -437,11 +452,13 @@ def make_app(dash: Dashboard) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        await run_in_threadpool(dash.pool.open)
+        for pool in dash.pools():
+            await run_in_threadpool(pool.open)
         try:
             yield
         finally:
-            await run_in_threadpool(dash.pool.close)
+            for pool in dash.pools():
+                await run_in_threadpool(pool.close)
 
     async def guard(request: Request, call_next: Any) -> Response:
         """Every request: the Host allow-list (400); every POST: from this dashboard's pages (403). Then headers."""
