@@ -20,14 +20,21 @@ begin
   end if;
   if v_row.postmaster_start is distinct from v_start then
     -- A restart: the server began when its postmaster started, and every
-    -- session registered before that ended with it. A promoted standby may
-    -- have started before some of its old primary's sessions registered (a
-    -- session newer than its start): then it began serving no later than
-    -- now, when its first reaper notices. (A session of the new server that
-    -- registered before this call is alive, or gets the grace for nothing.)
+    -- session registered before that ended with it; sessions registered since
+    -- (workers that reconnected before this first reap) have not. A promoted
+    -- standby replayed sessions its old primary registered after this
+    -- postmaster started (registered_at and pg_last_xact_replay_timestamp()
+    -- are both the old primary's clock): those ended with the old primary, so
+    -- it began serving no later than now, when its first reaper notices.
+    -- (Before 0009 was refrozen, any session registered after the postmaster
+    -- start meant a promotion: a database copied from a template made under
+    -- an earlier postmaster gave the restart grace to its own sessions that
+    -- had just ended, and their claims waited 30 s.)
     v_row.began_at := case
-      when not exists (select from q_data.session x where x.registered_at >= v_start) then v_start
-      else clock_timestamp()
+      when exists (select from q_data.session x
+                    where x.registered_at >= v_start
+                      and x.registered_at <= pg_last_xact_replay_timestamp()) then clock_timestamp()
+      else v_start
     end;
     update q_data.server_start s
        set postmaster_start = v_start,
