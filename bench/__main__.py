@@ -88,6 +88,10 @@ def main() -> int:
         out = args.out or Path(os.environ["PGQ_BENCH_OUT"])
     elif args.quick:
         out = ROOT / "bench" / "results" / "quick" / "BENCHMARKS.md"
+    elif args.only and set(names) & set(MEASURES) and not set(MEASURES) <= set(names):
+        # Some of the regular measurements only: a report of its own. (It used to replace
+        # BENCHMARKS.md, whose other sections were then lost: stop 28's `--only workflows`.)
+        out = ROOT / "bench" / "results" / "partial" / "BENCHMARKS.md"
     else:
         out = ROOT / "BENCHMARKS.md"
     charts_dir = ROOT / "bench" / "charts" if out == ROOT / "BENCHMARKS.md" else out.parent / "charts"
