@@ -42,6 +42,7 @@ MEASURES = [
     "observe",
     "schedules",
     "workflows",
+    "cancel",
 ]
 # Long or special runs, each behind its own make target; never part of `make bench`.
 STANDALONE = [
