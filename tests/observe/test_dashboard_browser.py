@@ -231,6 +231,12 @@ ValueError: bad address
 
 
 def waiting_in(browser: Any, queue: str) -> str:
+    # The auto-refresh swaps the table in place: a cell found just before a swap is stale when read.
+    for _ in range(5):
+        try:
+            return str(browser.find_element(By.CSS_SELECTOR, f'tr[data-queue="{queue}"] td:nth-child(3)').text)
+        except StaleElementReferenceException:
+            time.sleep(0.05)
     return str(browser.find_element(By.CSS_SELECTOR, f'tr[data-queue="{queue}"] td:nth-child(3)').text)
 
 
