@@ -72,3 +72,11 @@ def buffers(plan: dict[str, Any]) -> int:
 def shape(plan: dict[str, Any]) -> list[str]:
     return [f"{n['Node Type']}" + (f" using {n['Index Name']}" if "Index Name" in n else "")
             + (f" on {n['Relation Name']}" if "Relation Name" in n else "") for n in nodes(plan)]
+
+
+def sorts_only_claimed_rows(plan: dict[str, Any]) -> bool:
+    """At most one Sort, over the CTE of the claim's UPDATE (the claimed rows, at most n, in claim
+    order), never over the queue."""
+    sorts = [x for x in nodes(plan) if x["Node Type"] == "Sort"]
+    inputs = [[c["Node Type"] for c in x.get("Plans", []) if c.get("Parent Relationship") == "Outer"] for x in sorts]
+    return len(sorts) <= 1 and all(i == ["CTE Scan"] for i in inputs)

@@ -175,11 +175,9 @@ class Dashboard:
 
     def read(self, fn: Callable[[psycopg.Connection[Any], observe.Features], Any]) -> Any:
         """Run a page's reads: on the read pool (a standby) when there is one, and note how stale it is."""
-        if self.read_pool is None:
-            with self.pool.connection() as conn:
-                return fn(conn, observe.features(conn))
-        with self.read_pool.connection() as conn:
-            self._seen.staleness = observe.staleness(conn)
+        with (self.read_pool or self.pool).connection() as conn:
+            if self.read_pool is not None:
+                self._seen.staleness = observe.staleness(conn)
             return fn(conn, observe.features(conn))
 
     def pools(self) -> list[ConnectionPool[Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from ..plans import buffers, claim_plan, nodes, shape
+from ..plans import buffers, claim_plan, nodes, shape, sorts_only_claimed_rows
 from .cluster import Cluster
 
 HISTORY = 1_800_000
@@ -43,14 +43,9 @@ def run(cluster: Cluster, logs: Path) -> dict[str, Any]:
         for n in (1, 10):
             plan, got = claim_plan(conn, "backlog", n)
             steps = shape(plan)
-            # At most one Sort, over the CTE of the UPDATE (the claimed rows, at most n, in claim
-            # order), never over the queue: as tests/reliability/test_database_hygiene.py checks.
-            sorts = [x for x in nodes(plan) if x["Node Type"] == "Sort"]
-            queue_sorted = len(sorts) > 1 or any(
-                [c["Node Type"] for c in x.get("Plans", []) if c.get("Parent Relationship") == "Outer"] != ["CTE Scan"]
-                for x in sorts)
             seen[n] = (got, buffers(plan), steps,
-                       any(x.get("Relation Name") == "job_history" for x in nodes(plan)), queue_sorted)
+                       any(x.get("Relation Name") == "job_history" for x in nodes(plan)),
+                       not sorts_only_claimed_rows(plan))
         reaps = []
         for _ in range(5):
             t0 = time.perf_counter()
