@@ -40,7 +40,7 @@ dist: deps ## Build the sdist and the wheel (with pgq's migrations inside) into 
 
 test: db verify lint docs ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest; build the docs
 	scripts/run-pgtap
-	$(PY) -m pytest -q -m "not soak" tests
+	$(PY) -m pytest -q --durations=25 -m "not soak" tests
 
 pgtap: db ## Only the pgTAP suite
 	scripts/run-pgtap

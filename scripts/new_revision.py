@@ -28,7 +28,7 @@ SQL = ROOT / "sql"
 FROZEN = ROOT / "alembic" / "sql"
 VERSIONS = ROOT / "alembic" / "versions"
 # Files that describe whole-schema installs, not deltas.
-WHOLE = {"install.sql", "uninstall.sql", "server_settings.sql"}
+WHOLE = {"install.sql", "uninstall.sql", "server_settings.sql", "roles.sql"}
 # owner.sql is run by every revision (see below), not frozen again unless it changes.
 
 

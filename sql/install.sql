@@ -95,6 +95,7 @@
 \ir internal/batch_try_fire.sql
 \ir internal/batch_member_ended.sql
 \ir internal/deps_resolve.sql
+\ir internal/deps_rejoin.sql
 \ir internal/deps_explain.sql
 \ir triggers/notify_enqueued.sql
 \ir triggers/flow.sql

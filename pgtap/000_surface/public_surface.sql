@@ -29,7 +29,7 @@ select functions_are('q', array[
   'fire_slot', 'fire_schedules',
   'tally', 'roll_up_tally', 'estimate_rows', 'claim_holder', 'queue_named', 'check_max_rows', 'lock_wait_failed',
   'deps_bad_policy', 'deps_policy', 'deps_check_parents', 'deps_mark_parents', 'batch_join', 'batch_try_fire',
-  'batch_member_ended', 'deps_resolve', 'deps_explain', 'tg_job__deps_finish',
+  'batch_member_ended', 'deps_resolve', 'deps_rejoin', 'deps_explain', 'tg_job__deps_finish',
   'restart_grace', 'server_began',
   'wake_result_waiters', 'keep_result', 'purge_results'
 ], 'schema q has exactly the documented functions');
@@ -80,6 +80,7 @@ select results_eq(
     ('q.deps_explain(q_data.job)'),
     ('q.deps_mark_parents(bigint[])'),
     ('q.deps_policy(text)'),
+    ('q.deps_rejoin(bigint)'),
     ('q.deps_resolve(bigint[],"char")'),
     ('q.enqueue(text,jsonb,timestamp with time zone,integer,integer,text,text)'),
     ('q.enqueue_after(text,jsonb,bigint[],text,timestamp with time zone,integer,integer,text,bigint)'),
@@ -541,7 +542,8 @@ select results_eq(
   $$ values ('queue', 'text'), ('paused', 'boolean'), ('waiting', 'bigint'), ('scheduled', 'bigint'),
             ('running', 'bigint'), ('dead', 'bigint'), ('oldest_waiting', 'interval'),
             ('waiting_exact', 'boolean'), ('scheduled_exact', 'boolean'), ('dead_exact', 'boolean'),
-            ('held', 'bigint'), ('held_exact', 'boolean') $$,
+            ('held', 'bigint'), ('held_exact', 'boolean'),
+            ('pending', 'bigint'), ('pending_exact', 'boolean'), ('on_hold', 'bigint'), ('on_hold_exact', 'boolean') $$,
   'q.queue_stats has the documented columns, in order');
 
 select results_eq(

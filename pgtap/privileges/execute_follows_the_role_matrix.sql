@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(789);
+select plan(795);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -29,6 +29,7 @@ insert into matrix values
   ('batch_try_fire',          false, false, false, false),
   ('batch_member_ended',      false, false, false, false),
   ('deps_resolve',            false, false, false, false),
+  ('deps_rejoin',             false, false, false, false),
   ('deps_explain',            false, false, false, false),
   ('tg_job__deps_finish',     false, false, false, false),
   ('session_key',             false, true,  true,  false),

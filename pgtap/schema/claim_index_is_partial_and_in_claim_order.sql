@@ -19,11 +19,11 @@ select is((select pg_get_expr(i.indpred, i.indrelid) from pg_index i where i.ind
   $$(state = 'r'::"char")$$,
   'job_running_idx (the id lookup of complete/fail/heartbeat) holds running jobs only');
 -- Every index on the hot table is paid for on every enqueue and claim.
--- (job_pending_idx and job_batch_idx, revision 0009, are partial: a job that
--- waits for no parent and joins no batch never has an entry, and pays their
--- predicate tests only.)
+-- (job_pending_idx and job_batch_idx, revision 0009, and job_pending_queue_idx,
+-- 0010, are partial: a job that waits for no parent and joins no batch never
+-- has an entry, and pays their predicate tests only.)
 select indexes_are('q_data', 'job', array['job_claim_idx', 'job_running_idx', 'job_scheduled_idx', 'job_dedup_key_idx', 'job_held_idx', 'job_put_off_idx',
-                                          'job_pending_idx', 'job_batch_idx'],
+                                          'job_pending_idx', 'job_pending_queue_idx', 'job_batch_idx'],
   'q_data.job has exactly the claim, running, scheduled, dedup, held (flow control), put-off (key rate), pending and batch (dependencies) indexes');
 
 select * from finish();

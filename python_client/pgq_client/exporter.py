@@ -31,7 +31,8 @@ issue 21: 600,002 series at 50,000 names in 0007):
   outcomes and fold the rest into ``_other``, which can go down when a queue
   moves in or out of the top (Prometheus reads that as a counter reset).
 
-So one scrape is at most about ``8 * (max_queue_labels + 1)`` queue series.
+So one scrape is at most about ``14 * (max_queue_labels + 1)`` queue series (seven job states, five
+estimated flags, the oldest wait and paused), plus the limits and counters.
 
 =======================================  =========  ====================================================
 name                                     type       what
@@ -39,7 +40,9 @@ name                                     type       what
 pgq_up                                   gauge      1 if the last read of the database worked
 pgq_queue_jobs                           gauge      jobs per ``queue`` and ``state`` (waiting: due now and
                                                     claimable; held: due, held back by a concurrency key
-                                                    (revision 0008); scheduled: later; running; dead)
+                                                    (revision 0008); scheduled: later; running; dead;
+                                                    pending: waiting for parents; on_hold: a parent failed
+                                                    under the hold policy (both revision 0010))
 pgq_queue_jobs_estimated                 gauge      1 where that count is the planner's estimate (q.stats
                                                     counts exactly up to a bound; revision 0006)
 pgq_queue_oldest_waiting_seconds         gauge      how long the oldest due job has waited
@@ -74,8 +77,12 @@ from prometheus_client.registry import Collector
 from . import observe
 
 DEFAULT_PORT = 9632
-STATES = ("waiting", "held", "scheduled", "running", "dead")
-BACKLOG = ("waiting", "held", "scheduled", "running")
+STATES = ("waiting", "held", "scheduled", "running", "dead", "pending", "on_hold")
+BACKLOG = ("waiting", "held", "scheduled", "running", "pending", "on_hold")
+# The revision that first counted each state apart (an older database's rows lack the column).
+SINCE = {"held": "0008", "pending": "0010", "on_hold": "0010"}
+# States only workflows use: pgq_queue_jobs_estimated is sent for them only where it is 1.
+RARE = ("pending", "on_hold")
 OTHER = "_other"  # the label of the queues folded together (a queue name cannot start with "_")
 MAX_QUEUE_LABELS = 100
 MAX_QUEUES_READ = observe.QUEUES_PAGE
@@ -152,7 +159,8 @@ class QueueCollector(Collector):
         labelled, folded = _top(rows, self.max_queue_labels, _backlog)
         out: list[Any] = [up]
         jobs = GaugeMetricFamily("pgq_queue_jobs", "Jobs per queue and state (waiting: due now and claimable;"
-                                 " held: due, held back by a concurrency key; scheduled: later).",
+                                 " held: due, held back by a concurrency key; scheduled: later; pending: waiting for"
+                                 " parents; on_hold: a parent failed under the hold policy).",
                                  labels=["queue", "state"])
         estimated = GaugeMetricFamily("pgq_queue_jobs_estimated", "1 where pgq_queue_jobs is the planner's"
                                       " estimate rather than an exact count.", labels=["queue", "state"])
@@ -164,13 +172,16 @@ class QueueCollector(Collector):
         groups = [(row["queue"], [row]) for row in labelled] + ([(OTHER, folded)] if folded else [])
         for queue, members in groups:
             for state in STATES:
-                if state == "held" and all(m.get("held") is None for m in members):
-                    continue  # before revision 0008: held jobs were counted in waiting
+                if state in SINCE and all(m.get(state) is None for m in members):
+                    continue  # a database before SINCE[state] does not count them apart
                 jobs.add_metric([queue, state], sum(m.get(state) or 0 for m in members))
                 flags = [m.get(f"{state}_exact") for m in members]
                 if any(f is not None for f in flags):
                     has_flags = True
-                    estimated.add_metric([queue, state], 0 if all(f is not False for f in flags) else 1)
+                    exact = all(f is not False for f in flags)
+                    if state in RARE and exact:
+                        continue  # only where estimated: two series per queue fewer at 100 labels
+                    estimated.add_metric([queue, state], 0 if exact else 1)
             waits = [m["oldest_waiting"].total_seconds() for m in members if m["oldest_waiting"] is not None]
             oldest.add_metric([queue], max(waits, default=0))
             paused.add_metric([queue], sum(1 for m in members if m["paused"]))

@@ -167,6 +167,11 @@ class QueueStats:
     # Revision 0008: jobs held back by their concurrency key (before it they were counted in waiting).
     held: int = 0
     held_exact: bool = True
+    # Revision 0010: jobs that wait for parents (pending) and on hold after a parent failed (hold policy).
+    pending: int = 0
+    pending_exact: bool = True
+    on_hold: int = 0
+    on_hold_exact: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,12 @@ begin
           select (select j.queue_id from q_data.job j where j.state = 'h' and j.queue_id > h.id
                    order by j.queue_id limit 1)
             from h where h.id is not null),
+        p (id) as (
+          (select j.queue_id from q_data.job j where j.state in ('p', 'o') order by j.queue_id limit 1)
+          union all
+          select (select j.queue_id from q_data.job j where j.state in ('p', 'o') and j.queue_id > p.id
+                   order by j.queue_id limit 1)
+            from p where p.id is not null),
         f (id) as (
           (select x.queue_id from q_data.job_history x order by x.queue_id limit 1)
           union all
@@ -73,6 +79,7 @@ begin
       select w.id from w where w.id is not null
       union select s.id from s where s.id is not null
       union select h.id from h where h.id is not null
+      union select p.id from p where p.id is not null
       union select f.id from f where f.id is not null
       -- Running jobs are few (bounded by the workers' concurrency).
       union select j.queue_id from q_data.job j where j.state = 'r'
@@ -142,6 +149,24 @@ begin
         'select from q_data.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'h')));
     end if;
 
+    -- Pending (waiting for parents) and on hold (a parent failed under the
+    -- hold policy), since revision 0010: outside the claim index, in
+    -- job_pending_queue_idx.
+    select count(*) into v_row.pending
+      from (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'p' limit v_bound + 1) x;
+    v_row.pending_exact := v_row.pending <= v_bound;
+    if not v_row.pending_exact then
+      v_row.pending := greatest(v_bound + 1, q.estimate_rows(format(
+        'select from q_data.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'p')));
+    end if;
+    select count(*) into v_row.on_hold
+      from (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'o' limit v_bound + 1) x;
+    v_row.on_hold_exact := v_row.on_hold <= v_bound;
+    if not v_row.on_hold_exact then
+      v_row.on_hold := greatest(v_bound + 1, q.estimate_rows(format(
+        'select from q_data.job j where j.queue_id = %s and j.state = %L', v_queue.id, 'o')));
+    end if;
+
     select count(*) into v_row.scheduled
       from (select from q_data.job j
              where j.queue_id = v_queue.id and j.state = 's' and j.run_at > v_now limit v_bound + 1) x;
@@ -193,7 +218,7 @@ end
 $$;
 
 comment on function q.stats(integer, integer, text, boolean) is
-  'Per active queue, in name order: paused, counts of waiting (due and claimable), held (due, held back by a concurrency key), scheduled (later), running and dead jobs, and how long the oldest due job has waited. Active: the queue has jobs, history, settings other than the defaults, a schedule, or an outcome in the last hour; include_idle => true lists every queue. At most max_queues rows (1..100000, default 1000) after the queue named after: pass the last name returned to read the next page. Each count is exact up to exact_up_to (default 1000; 0..1000000000) jobs and the planner''s estimate above (waiting_exact, held_exact, scheduled_exact, dead_exact say which; running and oldest_waiting are always exact), so a call stays cheap at millions of jobs and at any number of idle queue names.';
+  'Per active queue, in name order: paused, counts of waiting (due and claimable), held (due, held back by a concurrency key), scheduled (later), running, dead, pending (waiting for parents) and on-hold (a parent failed under the hold policy) jobs, and how long the oldest due job has waited. Active: the queue has jobs, history, settings other than the defaults, a schedule, or an outcome in the last hour; include_idle => true lists every queue. At most max_queues rows (1..100000, default 1000) after the queue named after: pass the last name returned to read the next page. Each count is exact up to exact_up_to (default 1000; 0..1000000000) jobs and the planner''s estimate above (waiting_exact, held_exact, scheduled_exact, dead_exact, pending_exact, on_hold_exact say which; running and oldest_waiting are always exact), so a call stays cheap at millions of jobs and at any number of idle queue names.';
 
 revoke all on function q.stats(integer, integer, text, boolean) from public;
 grant execute on function q.stats(integer, integer, text, boolean) to pgq_viewer, pgq_monitor;

@@ -30,11 +30,17 @@ create type q.queue_stats as (
   -- Added by revision 0008 (issue 23): jobs held back by their concurrency
   -- key (state h), no longer counted in waiting.
   held             bigint,
-  held_exact       boolean
+  held_exact       boolean,
+  -- Added by revision 0010: jobs that wait for parents (state p) and jobs on
+  -- hold after a parent failed (state o); 0009 counted them nowhere.
+  pending          bigint,
+  pending_exact    boolean,
+  on_hold          bigint,
+  on_hold_exact    boolean
 );
 
 comment on type q.queue_stats is
-  'Per-queue counts: waiting (due now and claimable: waiting jobs and due scheduled ones the reaper has not promoted yet; not held ones), scheduled (later), running, dead, held (due but held back because their concurrency key''s slots are taken); oldest_waiting is how long the oldest due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
+  'Per-queue counts: waiting (due now and claimable: waiting jobs and due scheduled ones the reaper has not promoted yet; not held ones), scheduled (later), running, dead, held (due but held back because their concurrency key''s slots are taken), pending (waiting for parents) and on_hold (a parent failed under the hold policy); oldest_waiting is how long the oldest due job has waited. *_exact says whether a count is exact or the planner''s estimate (running is always exact).';
 
 -- What q.jobs returns: a job wherever it is (hot table or history).
 create type q.job_info as (

@@ -31,6 +31,11 @@ comment on column q_data.job.batch_id is
 -- short-lived, and jobs that never wait for a parent never enter it).
 create index job_pending_idx on q_data.job (id) where state in ('p', 'o');
 
+-- Pending and on-hold jobs by queue: q.stats counts them (at most exact_up_to
+-- index entries per queue and state) and finds the queues that have them.
+-- Added by revision 0010; only children of a graph are ever in it.
+create index job_pending_queue_idx on q_data.job (queue_id, state) where state in ('p', 'o');
+
 -- Members of a batch, for the "is anyone left?" test at a member's end.
 create index job_batch_idx on q_data.job (batch_id) where batch_id is not null;
 

@@ -80,11 +80,20 @@ def stats_table(rows: list[QueueStats], title: str = "pgq queues") -> Table:
     for name, justify in (("queue", "left"), ("paused", "left"), ("waiting", "right"), ("held", "right"),
                           ("scheduled", "right"), ("running", "right"), ("dead", "right"), ("oldest waiting", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    # Workflows (revision 0010): the pending / on-hold columns show when some queue has such jobs.
+    graphs = any(r.pending or r.on_hold for r in rows)
+    if graphs:
+        table.add_column("pending", justify="right")
+        table.add_column("on hold", justify="right")
     for r in rows:
         # held: due jobs held back by their concurrency key (revision 0008; before it counted in waiting)
-        table.add_row(r.queue, "yes" if r.paused else "", _count(r.waiting, r.waiting_exact),
-                      _count(r.held, r.held_exact), _count(r.scheduled, r.scheduled_exact), f"{r.running:,}",
-                      Text(_count(r.dead, r.dead_exact), style="red" if r.dead else ""), _age(r.oldest_waiting))
+        cells = [r.queue, "yes" if r.paused else "", _count(r.waiting, r.waiting_exact),
+                 _count(r.held, r.held_exact), _count(r.scheduled, r.scheduled_exact), f"{r.running:,}",
+                 Text(_count(r.dead, r.dead_exact), style="red" if r.dead else ""), _age(r.oldest_waiting)]
+        if graphs:
+            cells += [_count(r.pending, r.pending_exact),
+                      Text(_count(r.on_hold, r.on_hold_exact), style="yellow" if r.on_hold else "")]
+        table.add_row(*cells)
     if not rows:
         table.caption = "no active queues (jobs, history, settings or an outcome in the last hour)"
     elif not all(r.waiting_exact and r.scheduled_exact and r.dead_exact for r in rows):

@@ -237,7 +237,9 @@ def make_app(dash: Dashboard) -> Starlette:
                     "role": conn.execute(sql.CURRENT_USER).fetchone()[0],  # type: ignore[index]
                     "more": ("/?" + urlencode({"after": rows[-1]["queue"]}))
                     if len(rows) >= observe.QUEUES_PAGE else None,
-                    "has_held": any(r.get("held") for r in rows)}  # the column shows when a job is held
+                    "has_held": any(r.get("held") for r in rows),  # the column shows when a job is held
+                    # and the workflow columns when a job waits for parents or is on hold (revision 0010)
+                    "has_graphs": any(r.get("pending") or r.get("on_hold") for r in rows)}
 
         return dash.render(request, "queues.html", {"nav": "queues", **dash.read(read)})
 
