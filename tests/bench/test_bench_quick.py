@@ -13,6 +13,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SECTIONS = [
     "## 1. pgbench claim sweep",
@@ -37,6 +39,8 @@ STANDALONE = {
 OTHERS = ["pgmq (SQL-only install)", "pg-boss", "BullMQ on Redis", "BullMQ on PostgreSQL"]
 
 
+# 3.5 minutes: the bench harness end to end (tooling, no promise of pgq's), so make soak runs it, not make test.
+@pytest.mark.soak
 def test_make_bench_quick_writes_a_report_with_every_measurement_and_stops_its_cluster(tmp_path: Path) -> None:
     pg_root = ROOT / ".pg-bench-test"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}

@@ -39,6 +39,9 @@ def _reap_ms(conn: psycopg.Connection[Any]) -> float:
     return best
 
 
+# Half a minute at scale: make soak runs it; the bounded sweep itself is pinned by the fast tests above
+# and pgTAP's flow folder.
+@pytest.mark.soak
 def test_100_000_keys_over_time_leave_bounded_slot_rows_and_a_flat_reap(db_url: str) -> None:
     """Every key is new, runs one job and goes: K = 5, a key rate of 3 per hour (so every key's
     last start stays inside its window for the whole test). Slot rows stay at most what is
