@@ -27,9 +27,9 @@ from .._error_text import message
 from ..context import CANCELLED, LOST, RUNNING, JobContext
 from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
+from ._hints import ClaimHints
 from ._lanes import Lane
 from ._observer import NOTHING, Observer, OutcomeName
-from ._plan import ClaimPlan
 
 # The soonest a claim cut short by a rate limit is tried again (seconds).
 RATE_RETRY_FLOOR = 0.005
@@ -65,7 +65,7 @@ class Result:
 class Claim:
     queue: str
     n: int
-    hints: int  # the plan's hint counter for the queue when the claim was taken
+    hints: int  # ClaimHints' hint counter for the queue when the claim was taken
     lane: int
     lease: timedelta | None
 
@@ -130,10 +130,10 @@ class _LaneBooks:
 
 
 class Ledger:
-    def __init__(self, lanes: Sequence[Lane], loops: int, plan: ClaimPlan, logger: logging.Logger) -> None:
+    def __init__(self, lanes: Sequence[Lane], loops: int, hints: ClaimHints, logger: logging.Logger) -> None:
         self.lanes = tuple(lanes)
         self.loops = loops
-        self.plan = plan
+        self.hints = hints
         self.log = logger
         self.held: dict[int, JobContext] = {}
         self.listening = False  # set by the worker: it LISTENs for NOTIFY pgq
@@ -263,7 +263,7 @@ class Ledger:
                         b.finished += 1
             if claim:
                 open_queues = {q for b in self._books if b.free > 0 for q in b.lane.queues}
-                picked = self.plan.pick(open_queues) if open_queues else None
+                picked = self.hints.pick(open_queues) if open_queues else None
                 if picked is not None:
                     queue, hints = picked
                     b = self._books[self._lane_of[queue]]
@@ -378,22 +378,22 @@ class Ledger:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
             now = time.monotonic()
-            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
-                              limited=bool(answer.blocked))
+            self.hints.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
+                               limited=bool(answer.blocked))
             if answer.waiting:
                 # Register first, commit, then claim once more before sleeping (and once more shortly
                 # after): the race argument is in sql/triggers/notify_enqueued.sql.
-                self.plan.hint(claim.queue)
-                self.plan.defer(claim.queue, now + WAIT_RECHECK)
+                self.hints.hint(claim.queue)
+                self.hints.defer(claim.queue, now + WAIT_RECHECK)
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
                 # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
-                self.plan.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
+                self.hints.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
             elif answer.blocked == "concurrency" and not answer.claimed:
                 # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
                 # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
-                self.plan.recheck(claim.queue, now + CONCURRENCY_RECHECK)
+                self.hints.recheck(claim.queue, now + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
