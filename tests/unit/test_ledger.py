@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from pgq_client.context import RELEASED, JobContext
+from pgq_client.context import PROGRESS_DELAY, RELEASED, JobContext
 from pgq_client.records import FailStatus, Job
+from pgq_client.worker._claimed import ClaimedJob
 from pgq_client.worker._hints import ClaimHints
 from pgq_client.worker._lanes import Lane
 from pgq_client.worker._ledger import WAIT_RECHECK, Answer, Ledger, Result, ResultKind
@@ -32,7 +33,7 @@ def lane(index: int = 0, queues: tuple[str, ...] = ("a",), **kw: object) -> Lane
     return Lane.make(index, print, queues, **{"concurrency": 4, **kw})  # type: ignore[arg-type]
 
 
-def claim_and_settle(books: Ledger, ids: range, queue: str = "a") -> list[JobContext]:
+def claim_and_settle(books: Ledger, ids: range, queue: str = "a") -> list[ClaimedJob]:
     rnd = books.take_round(claim=True)
     assert rnd.claim is not None and rnd.claim.queue == queue
     return books.settle(rnd, Answer(claimed=[job(i, queue) for i in ids][: rnd.claim.n]))
@@ -152,6 +153,17 @@ def test_worth_a_round_only_for_a_full_round_while_another_is_on_its_way() -> No
     books.take_round(claim=True)
     assert not books.worth_a_round(True), "nothing free, nothing to send"
 
+
+def test_a_handlers_progress_makes_its_next_heartbeat_due_within_the_progress_delay() -> None:
+    books = ledger(lane(lease=30))
+    (ctx, *_) = claim_and_settle(books, range(1, 2))
+    assert ctx.next_beat - time.monotonic() > 5
+    ctx.progress({"rows": 10})
+    assert ctx.pending_progress == {"rows": 10} and ctx.next_beat - time.monotonic() <= PROGRESS_DELAY
+    assert books.due_heartbeats(now=time.monotonic() + PROGRESS_DELAY) == [ctx]
+    alone = JobContext(job(2))  # not run by a worker: the value is kept, nothing else happens
+    alone.progress(1)
+    assert alone.pending_progress == 1
 
 def test_heartbeats_fall_due_every_third_of_the_lease_and_a_cancel_stops_the_job() -> None:
     from pgq_client.records import BeatStatus, Outcome

@@ -47,7 +47,7 @@ from .. import _queries as sql
 from .. import aio, tracing
 from .._decoding import decode_each
 from .._error_text import described
-from ..context import LOST, RELEASED, JobCancelled, JobContext, JobLost
+from ..context import LOST, RELEASED, JobCancelled, JobLost
 from ..payloads import dumps
 from . import events as ev
 from ._acompat import (
@@ -62,6 +62,7 @@ from ._acompat import (
     aspawn,
     handler_threads,
 )
+from ._claimed import ClaimedJob
 from ._hints import ClaimHints, Notice
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
@@ -154,7 +155,7 @@ class AsyncWorker:
         self._hints = ClaimHints(self.queues, until_empty=options.listen and not options.pgbouncer)
         self._ledger = Ledger(self.lanes, options.loops, self._hints, self.log)
         self._ledger.listening = options.listen
-        self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
+        self._jobs: list[AQueue[ClaimedJob | None]] = [AQueue() for _ in self.lanes]
         self._waker = AsyncWaker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
         self._wake = AEvent()  # the supervisor has something to look at
@@ -449,7 +450,7 @@ class AsyncWorker:
             if conn is not None:
                 await pool.putconn(conn)
 
-    def _dispatch(self, rnd: Round, fresh: list[JobContext]) -> None:
+    def _dispatch(self, rnd: Round, fresh: list[ClaimedJob]) -> None:
         """Hand newly claimed jobs to their lanes' handlers (or give them back when stopping)."""
         if fresh and self._stopping:
             self._ledger.release(fresh, RELEASED)
@@ -560,7 +561,7 @@ class AsyncWorker:
                 self._db_trouble(exc, backoff, "listener")
                 await self._halt.wait_for(backoff.next())
 
-    async def _adopt(self, conn: AsyncConnection, key: int, held: list[JobContext]) -> bool:
+    async def _adopt(self, conn: AsyncConnection, key: int, held: list[ClaimedJob]) -> bool:
         """Take the claims we still hold back under our new key (q.adopt); False on a database without it.
 
         Restart without re-runs: after a server restart or a failover the
@@ -776,7 +777,7 @@ class AsyncWorker:
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-async def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
+async def run_job(lane: Lane, ctx: ClaimedJob, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing.
 
     With OpenTelemetry set up, the run is a span (``process <queue>``), a
@@ -854,9 +855,9 @@ async def _clock_skew(conn: AsyncConnection) -> timedelta:
     return db_now - datetime.now(timezone.utc)
 
 
-def _by_lease(ledger: Ledger, due: list[JobContext]) -> list[tuple[timedelta | None, list[JobContext]]]:
+def _by_lease(ledger: Ledger, due: list[ClaimedJob]) -> list[tuple[timedelta | None, list[ClaimedJob]]]:
     """Due heartbeats grouped by their lane's lease (one heartbeat_many per lease)."""
-    groups: dict[timedelta | None, list[JobContext]] = {}
+    groups: dict[timedelta | None, list[ClaimedJob]] = {}
     for ctx in due:
         groups.setdefault(ledger.lane_lease(ctx), []).append(ctx)
     return list(groups.items())

@@ -48,9 +48,10 @@ from .. import _client, tracing
 from .. import _queries as sql
 from .._decoding import decode_each
 from .._error_text import described
-from ..context import LOST, RELEASED, JobCancelled, JobContext, JobLost
+from ..context import LOST, RELEASED, JobCancelled, JobLost
 from ..payloads import dumps
 from . import events as ev
+from ._claimed import ClaimedJob
 from ._compat import (
     Event,
     Handle,
@@ -155,7 +156,7 @@ class Worker:
         self._hints = ClaimHints(self.queues, until_empty=options.listen and not options.pgbouncer)
         self._ledger = Ledger(self.lanes, options.loops, self._hints, self.log)
         self._ledger.listening = options.listen
-        self._jobs: list[Queue[JobContext | None]] = [Queue() for _ in self.lanes]
+        self._jobs: list[Queue[ClaimedJob | None]] = [Queue() for _ in self.lanes]
         self._waker = Waker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
         self._wake = Event()  # the supervisor has something to look at
@@ -446,7 +447,7 @@ class Worker:
             if conn is not None:
                 pool.putconn(conn)
 
-    def _dispatch(self, rnd: Round, fresh: list[JobContext]) -> None:
+    def _dispatch(self, rnd: Round, fresh: list[ClaimedJob]) -> None:
         """Hand newly claimed jobs to their lanes' handlers (or give them back when stopping)."""
         if fresh and self._stopping:
             self._ledger.release(fresh, RELEASED)
@@ -553,7 +554,7 @@ class Worker:
                 self._db_trouble(exc, backoff, "listener")
                 self._halt.wait_for(backoff.next())
 
-    def _adopt(self, conn: Connection, key: int, held: list[JobContext]) -> bool:
+    def _adopt(self, conn: Connection, key: int, held: list[ClaimedJob]) -> bool:
         """Take the claims we still hold back under our new key (q.adopt); False on a database without it.
 
         Restart without re-runs: after a server restart or a failover the
@@ -767,7 +768,7 @@ class Worker:
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
+def run_job(lane: Lane, ctx: ClaimedJob, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing.
 
     With OpenTelemetry set up, the run is a span (``process <queue>``), a
@@ -837,9 +838,9 @@ def _clock_skew(conn: Connection) -> timedelta:
     return db_now - datetime.now(timezone.utc)
 
 
-def _by_lease(ledger: Ledger, due: list[JobContext]) -> list[tuple[timedelta | None, list[JobContext]]]:
+def _by_lease(ledger: Ledger, due: list[ClaimedJob]) -> list[tuple[timedelta | None, list[ClaimedJob]]]:
     """Due heartbeats grouped by their lane's lease (one heartbeat_many per lease)."""
-    groups: dict[timedelta | None, list[JobContext]] = {}
+    groups: dict[timedelta | None, list[ClaimedJob]] = {}
     for ctx in due:
         groups.setdefault(ledger.lane_lease(ctx), []).append(ctx)
     return list(groups.items())
