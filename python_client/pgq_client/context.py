@@ -7,7 +7,6 @@ be imported by producers that only enqueue.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -46,27 +45,19 @@ class JobContext:
     worker is shutting down and waits for it (the grace period).
     """
 
-    __slots__ = (
-        "job", "payload", "status", "worker_stopping", "lease_seconds", "next_beat", "owner", "finished", "_event",
-        "lane", "started", "_connection", "given_back", "pending_progress", "_interrupt",
-    )
+    # The worker's own books on the job (heartbeat times, the claim's owner key, its lane, ...) are not
+    # here: the worker runs handlers with a ClaimedJob (worker/_claimed.py), this class plus those.
+    __slots__ = ("job", "payload", "status", "worker_stopping", "pending_progress", "_event", "_connection",
+                 "_interrupt")
 
-    def __init__(self, job: Job, lease_seconds: float, owner: int, lane: int = 0,
-                 connection: Callable[[], Any] | None = None) -> None:
+    def __init__(self, job: Job, connection: Callable[[], Any] | None = None) -> None:
         self.job = job
         self.payload: Any = job.payload
         self.status: RunStatus = RUNNING
         self.worker_stopping = False
-        self.lease_seconds = lease_seconds
-        self.next_beat = time.monotonic() + lease_seconds / 3
-        self.owner = owner
-        self.finished = False  # the handler is done; its outcome may not be recorded yet
-        self._event: threading.Event | None = None
-        self.lane = lane  # the worker's lane (task) this job belongs to
-        self.started = 0.0  # perf_counter() when its handler started
-        self._connection = connection
-        self.given_back = False  # released by the worker (counted as finished then)
         self.pending_progress: Any = None  # progress not sent yet (ctx.progress), or None
+        self._event: threading.Event | None = None
+        self._connection = connection
         self._interrupt: Callable[[], Any] | None = None  # cancels an async handler's task
 
     @property
@@ -127,7 +118,10 @@ class JobContext:
 
         dumps(value)  # fail in the handler, not later in the heartbeat
         self.pending_progress = value
-        self.next_beat = min(self.next_beat, time.monotonic() + PROGRESS_DELAY)
+        self._progress_reported()
+
+    def _progress_reported(self) -> None:
+        """Worker side: a worker's job sends pending_progress with an early heartbeat (ClaimedJob); else nothing."""
 
     def interrupt_with(self, interrupt: Callable[[], Any]) -> None:
         """Worker side: what cancels the running handler when the job is cancelled (an async task's cancel)."""

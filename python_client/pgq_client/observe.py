@@ -1,9 +1,12 @@
-"""What pgq's monitoring reads and does: the one module the ``pgq metrics`` exporter and the dashboard call.
+"""What pgq's monitoring reads: the one module the ``pgq metrics`` exporter and the dashboard read through.
 
-Plain functions over the caller's (sync, autocommit) psycopg connection, like
-the thin client; the SQL text is in :mod:`pgq_client._queries`. Rows come
-back as dicts by column name, so a column a later revision adds (q.stats's
-``*_exact`` flags) reaches the pages without a change here.
+Read-only: the dashboard's actions (pause, resume, retry, cancel, a bulk retry)
+call the thin client (:mod:`pgq_client._client`) themselves
+(``pgq_client/dashboard/_actions.py``). Plain functions over the caller's (sync,
+autocommit) psycopg connection, like the thin client; the SQL text is in
+:mod:`pgq_client._queries`. Rows come back as dicts by column name, so a column
+a later revision adds (q.stats's ``*_exact`` flags) reaches the pages without a
+change here.
 
 What the installed revision offers is asked once per request
 (:func:`features`): a function that is missing (older revision) or not
@@ -11,8 +14,7 @@ granted to this role is shown as such, never called. Revision 0006
 (observability) brings ``q.throughput``, ``q.throughput_totals``,
 ``q.explain``, ``q.health``, ``q.job_page`` and ``q.retry_dead``, and they are
 used as soon as they are installed; before it the job list pages through
-``q.jobs`` and a bulk retry is one ``q.retry`` per job (see :func:`job_page`,
-:func:`retry_dead`).
+``q.jobs`` (see :func:`job_page`).
 """
 
 from __future__ import annotations
@@ -26,14 +28,12 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from . import _client as calls
 from . import _queries as sql
+from .records import JOB_LIST_STATES
 
 Connection = psycopg.Connection[Any]
 Row = dict[str, Any]
 
-# held: due, held back by a concurrency key (revision 0008 lists them: q.job_page(state => 'held')).
-STATES = ("waiting", "held", "scheduled", "running", "completed", "dead", "cancelled")
 # q.jobs reads at most this many rows per call (its own bound).
 JOBS_MAX_ROWS = 10000
 # A job list's text search reads at most this many jobs per page (q.job_page's max_scan).
@@ -160,28 +160,28 @@ def job_page(conn: Connection, feats: Features, *, queue: str | None, state: str
     search sees the newest JOBS_MAX_ROWS jobs of the queue and state only
     (``searched_out`` says so).
     """
-    if state not in STATES:
-        raise ValueError(f"state must be one of {', '.join(STATES)}, got {state!r}")
+    if state not in JOB_LIST_STATES:
+        raise ValueError(f"state must be one of {', '.join(JOB_LIST_STATES)}, got {state!r}")
     if not 1 <= limit <= 500:
         raise ValueError(f"limit must be between 1 and 500, got {limit}")
     if feats.may("job_page"):
         rows = _rows(conn, sql.JOB_PAGE, (queue, state, Jsonb(after) if after is not None else None,
                                                  text or None, limit, SEARCH_BUDGET))
         searched_out = bool(rows) and rows[-1]["id"] is None
-        jobs = [r for r in rows if r["id"] is not None]
-        more = searched_out or len(jobs) >= limit
-        return Page(jobs, rows[-1]["next_after"] if rows and more else None, searched_out, True)
+        listed = [r for r in rows if r["id"] is not None]
+        more = searched_out or len(listed) >= limit
+        return Page(listed, rows[-1]["next_after"] if rows and more else None, searched_out, True)
     before = int(after["id"]) if after and "id" in after else None
     needle = text.lower() if text else None
     wanted = JOBS_MAX_ROWS if (needle or before is not None) else limit + 1
-    found = _rows(conn, sql.JOBS, (queue, state, None, wanted))
+    found = jobs(conn, queue=queue, state=state, max_rows=wanted)
     picked: list[Row] = []
     for row in found:
         if before is not None and row["id"] >= before:
             continue
         if needle and needle not in _haystack(row):
             continue
-        row["last_error"] = _last_error(row) or None
+        row["last_error"] = last_error(row) or None
         picked.append(row)
         if len(picked) > limit:
             break
@@ -192,6 +192,11 @@ def job_page(conn: Connection, feats: Features, *, queue: str | None, state: str
 
 def _haystack(row: Row) -> str:
     return (json.dumps(row.get("payload")) + " " + json.dumps(row.get("errors"))).lower()
+
+
+def jobs(conn: Connection, *, queue: str | None, state: str | None, max_rows: int) -> list[Row]:
+    """Jobs newest first, live and finished, of one queue and state (``q.jobs``; max_rows at most JOBS_MAX_ROWS)."""
+    return _rows(conn, sql.JOBS, (queue, state, None, max_rows))
 
 
 def job(conn: Connection, job_id: int) -> Row | None:
@@ -237,67 +242,7 @@ def busy_keys(conn: Connection, *, max_rows: int = 10) -> list[Row]:
     return _rows(conn, sql.BUSY_KEYS, (None, max_rows))
 
 
-# -- acting (pgq_admin) ---------------------------------------------------------------------------
-
-
-def retry(conn: Connection, job_id: int) -> None:
-    calls.retry(conn, job_id)
-
-
-def cancel(conn: Connection, job_id: int) -> bool:
-    return calls.cancel(conn, job_id)
-
-
-def pause(conn: Connection, queue: str) -> None:
-    calls.pause(conn, queue)
-
-
-def resume(conn: Connection, queue: str) -> None:
-    calls.resume(conn, queue)
-
-
-def pause_schedule(conn: Connection, name: str) -> bool:
-    """Stop a schedule firing; False if there is none of that name (``q.pause_schedule``)."""
-    return calls.pause_schedule(conn, name)
-
-
-def resume_schedule(conn: Connection, name: str) -> bool:
-    """Let a paused schedule fire from its next slot after now; False if there is none of that name."""
-    return calls.resume_schedule(conn, name)
-
-
-@dataclass(frozen=True)
-class Bulk:
-    """What a bulk action did: jobs changed, jobs left alone (a live job holds their dedup key), more match."""
-
-    count: int
-    skipped: int
-    more: bool
-
-
-def retry_dead(conn: Connection, feats: Features, queue: str, *, error_contains: str | None = None,
-               limit: int = 1000) -> Bulk:
-    """Put up to ``limit`` dead jobs of a queue back, those whose last error contains ``error_contains`` if given.
-
-    With revision 0006: ``q.retry_dead`` (one statement, skips jobs whose dedup
-    key a live job holds). Before it: one ``q.retry`` per dead job from
-    ``q.jobs``, in one transaction (all or nothing).
-    """
-    if feats.may("retry_dead"):
-        with conn.cursor(row_factory=dict_row) as cur:
-            cur.execute(sql.RETRY_DEAD, (queue, error_contains, limit))
-            row = cur.fetchone()
-        assert row is not None  # the function returns one row
-        return Bulk(int(row["retried"]), int(row["skipped"]), bool(row["more"]))
-    needle = error_contains.lower() if error_contains else None
-    with conn.transaction():
-        dead = _rows(conn, sql.JOBS, (queue, "dead", None, JOBS_MAX_ROWS if needle else limit + 1))
-        chosen = [r for r in dead if needle is None or needle in _last_error(r).lower()]
-        for row in chosen[:limit]:
-            calls.retry(conn, row["id"])
-    return Bulk(min(len(chosen), limit), 0, len(chosen) > limit)
-
-
-def _last_error(row: Row) -> str:
+def last_error(row: Row) -> str:
+    """The last attempt's error text of a ``q.jobs`` row ('' if none)."""
     errors = row.get("errors") or []
     return str(errors[-1].get("error", "")) if errors and isinstance(errors[-1], dict) else ""

@@ -50,6 +50,12 @@ class JobState(_Kind):
     CANCELLED = "cancelled"
 
 
+# The job lists ``q.job_page`` reads (the dashboard's), in the dashboard's order. Not JobState's values:
+# held (revision 0008: due, but its concurrency key's slots are taken) is a list of its own there, while
+# q.jobs reports held jobs as waiting; pending and on_hold jobs (they wait for parents) only q.jobs lists.
+JOB_LIST_STATES = ("waiting", "held", "scheduled", "running", "completed", "dead", "cancelled")
+
+
 @dataclass(frozen=True, slots=True)
 class UndecodablePayload:
     """Stands in for a payload Python cannot decode, in the one job whose payload it is.

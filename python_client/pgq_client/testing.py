@@ -52,7 +52,6 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from . import _client, aio
 from .app import App, Task
-from .context import JobContext
 from .records import FailStatus
 
 if TYPE_CHECKING:
@@ -126,6 +125,7 @@ def run_jobs(conn: psycopg.Connection[Any], target: Target, queues: str | Sequen
     pgq_admin, which a test database's owner has), so failing jobs run until
     dead in one call.
     """
+    from .worker._claimed import ClaimedJob
     from .worker._worker import run_job
 
     if not conn.autocommit:
@@ -143,7 +143,7 @@ def run_jobs(conn: psycopg.Connection[Any], target: Target, queues: str | Sequen
                         if info.attempt == 0 and _client.cancel(conn, info.id):
                             _client.retry(conn, info.id)
                 for job in _client.claim(conn, queue, 1, lease=lane.lease, owner=0):
-                    ctx = JobContext(job, 300.0, 0, lane.index, lambda: contextlib.nullcontext(conn))
+                    ctx = ClaimedJob(job, 300.0, 0, lane.index, lambda: contextlib.nullcontext(conn))
                     result = run_job(lane, ctx)
                     runs.append(_record(result, _finish_sync(conn, result, retry_in)))
                     progress = True
@@ -155,6 +155,7 @@ async def run_jobs_async(conn: psycopg.AsyncConnection[Any], target: Target,
                          include_scheduled: bool = False) -> list[JobRun]:
     """:func:`run_jobs` for async tests: an AsyncConnection, coroutine handlers awaited in the running loop."""
     from .worker._async_worker import run_job
+    from .worker._claimed import ClaimedJob
 
     if not conn.autocommit:
         raise ValueError("run_jobs_async needs an autocommit connection (claims commit at once)")
@@ -171,7 +172,7 @@ async def run_jobs_async(conn: psycopg.AsyncConnection[Any], target: Target,
                         if info.attempt == 0 and await aio.cancel(conn, info.id):
                             await aio.retry(conn, info.id)
                 for job in await aio.claim(conn, queue, 1, lease=lane.lease, owner=0):
-                    ctx = JobContext(job, 300.0, 0, lane.index, lambda: _AsyncNull(conn))
+                    ctx = ClaimedJob(job, 300.0, 0, lane.index, lambda: _AsyncNull(conn))
                     result = await run_job(lane, ctx)
                     runs.append(_record(result, await _finish_async(conn, result, retry_in)))
                     progress = True

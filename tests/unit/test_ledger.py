@@ -10,12 +10,13 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from pgq_client.context import RELEASED, JobContext
+from pgq_client.context import PROGRESS_DELAY, RELEASED, JobContext
 from pgq_client.records import FailStatus, Job
+from pgq_client.worker._claimed import ClaimedJob
+from pgq_client.worker._hints import ClaimHints
 from pgq_client.worker._lanes import Lane
 from pgq_client.worker._ledger import WAIT_RECHECK, Answer, Ledger, Result, ResultKind
 from pgq_client.worker._observer import Observer, OutcomeName
-from pgq_client.worker._plan import ClaimPlan
 
 LOG = logging.getLogger("test")
 
@@ -25,14 +26,14 @@ def job(i: int, queue: str = "a") -> Job:
 
 
 def ledger(*lanes: Lane, loops: int = 1) -> Ledger:
-    return Ledger(lanes, loops, ClaimPlan(tuple(q for lane in lanes for q in lane.queues)), LOG)
+    return Ledger(lanes, loops, ClaimHints(tuple(q for lane in lanes for q in lane.queues)), LOG)
 
 
 def lane(index: int = 0, queues: tuple[str, ...] = ("a",), **kw: object) -> Lane:
     return Lane.make(index, print, queues, **{"concurrency": 4, **kw})  # type: ignore[arg-type]
 
 
-def claim_and_settle(books: Ledger, ids: range, queue: str = "a") -> list[JobContext]:
+def claim_and_settle(books: Ledger, ids: range, queue: str = "a") -> list[ClaimedJob]:
     rnd = books.take_round(claim=True)
     assert rnd.claim is not None and rnd.claim.queue == queue
     return books.settle(rnd, Answer(claimed=[job(i, queue) for i in ids][: rnd.claim.n]))
@@ -153,6 +154,17 @@ def test_worth_a_round_only_for_a_full_round_while_another_is_on_its_way() -> No
     assert not books.worth_a_round(True), "nothing free, nothing to send"
 
 
+def test_a_handlers_progress_makes_its_next_heartbeat_due_within_the_progress_delay() -> None:
+    books = ledger(lane(lease=30))
+    (ctx, *_) = claim_and_settle(books, range(1, 2))
+    assert ctx.next_beat - time.monotonic() > 5
+    ctx.progress({"rows": 10})
+    assert ctx.pending_progress == {"rows": 10} and ctx.next_beat - time.monotonic() <= PROGRESS_DELAY
+    assert books.due_heartbeats(now=time.monotonic() + PROGRESS_DELAY) == [ctx]
+    alone = JobContext(job(2))  # not run by a worker: the value is kept, nothing else happens
+    alone.progress(1)
+    assert alone.pending_progress == 1
+
 def test_heartbeats_fall_due_every_third_of_the_lease_and_a_cancel_stops_the_job() -> None:
     from pgq_client.records import BeatStatus, Outcome
 
@@ -254,13 +266,13 @@ def test_a_heartbeat_that_says_cancelled_for_a_finished_job_reports_the_cancel_n
 
 def test_the_claim_that_began_a_wait_makes_the_queue_worth_a_look_now_and_once_more_shortly_after() -> None:
     # Wake-ups on demand: register, commit, then claim once more before sleeping (and at WAIT_RECHECK).
-    books = Ledger((lane(),), 1, ClaimPlan(("a",), until_empty=True), LOG)
+    books = Ledger((lane(),), 1, ClaimHints(("a",), until_empty=True), LOG)
     rnd = books.take_round(claim=True)
     books.settle(rnd, Answer())  # empty, and the wait already existed: sleep until a NOTIFY
-    assert not books.plan.any() and books.plan.next_due() is None
-    books.plan.hint("a")
+    assert not books.hints.any() and books.hints.next_due() is None
+    books.hints.hint("a")
     rnd = books.take_round(claim=True)
     books.settle(rnd, Answer(waiting=True))  # empty, and this claim began the wait
-    assert books.plan.worth("a"), "one more look at once"
-    due = books.plan.next_due()
+    assert books.hints.worth("a"), "one more look at once"
+    due = books.hints.next_due()
     assert due is not None and 0 < due - time.monotonic() <= WAIT_RECHECK

@@ -9,15 +9,15 @@ import psycopg
 import pytest
 from pgq_client import _queries as sql
 from pgq_client._error_text import clean, described
-from pgq_client.context import JobContext
 from pgq_client.records import FailStatus, Job
+from pgq_client.worker._claimed import ClaimedJob
 from pgq_client.worker._ledger import Claim, Result, ResultKind, Round, summary
 from pgq_client.worker._round_trip import build, read
 from pgq_client.worker._transient import fatal_reason, is_transient
 
 
-def ctx(i: int) -> JobContext:
-    return JobContext(Job(i, "a", {}, 1, 0, 0, uuid.uuid4(), datetime.now(timezone.utc)), 60.0, 0)
+def ctx(i: int) -> ClaimedJob:
+    return ClaimedJob(Job(i, "a", {}, 1, 0, 0, uuid.uuid4(), datetime.now(timezone.utc)), 60.0, 0)
 
 
 def test_a_round_is_one_union_all_statement_in_branch_order_with_the_claim_last() -> None:

@@ -1,6 +1,6 @@
 """Issue 21 ("Also"): spoofed ``NOTIFY pgq, '<queue>'`` from any role drove an idle Worker to one claim
 per notification (7,215 in 10 s made 3,670 claims). Wake-ups are debounced per queue now: at most one
-empty claim per queue per slice (``_plan.NOTIFY_DEBOUNCE``) after a notification, while a real job
+empty claim per queue per slice (``_hints.NOTIFY_DEBOUNCE``) after a notification, while a real job
 enqueued during the flood still starts promptly.
 
 The claims are counted by PostgreSQL, not by the worker: ``pg_stat_user_functions`` counts the calls
@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 from pgq_client import enqueue
-from pgq_client.worker._plan import NOTIFY_DEBOUNCE
+from pgq_client.worker._hints import NOTIFY_DEBOUNCE
 from worker_support import prepare, ready, scalar, wait_for
 
 FLOOD_SECONDS = 5.0

@@ -9,8 +9,8 @@ Pages: queues (depth, running, dead, throughput sparkline, pause/resume),
 jobs (filters by queue, state and text, keyset paging), a job (payload,
 every attempt's error, why it is not running), dead jobs (retry one or all
 of a queue), health, schedules, limits. It reads and acts only through pgq's
-SQL functions (:mod:`pgq_client.observe`), so its database role decides what
-it may do: ``pgq_admin`` acts, a role that may only read gets a read-only
+SQL functions (reads: :mod:`pgq_client.observe`; actions: the thin client), so
+its database role decides what it may do: ``pgq_admin`` acts, a role that may only read gets a read-only
 dashboard. It has no login of its own: put it behind your proxy's
 authentication (see the README, "Operating pgq").
 """

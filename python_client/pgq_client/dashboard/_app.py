@@ -1,4 +1,5 @@
-"""The dashboard's ASGI app: pages that read through :mod:`pgq_client.observe`, and admin actions behind CSRF.
+"""The dashboard's ASGI app: pages that read through :mod:`pgq_client.observe`, and admin actions behind CSRF
+that call the thin client (:mod:`pgq_client._client`; the bulk retry of dead jobs is ``_actions.retry_dead``).
 
 Pages are plain HTML from jinja2 templates (autoescaped), with the package's
 own CSS and a few lines of JS (``static/``): no build step, nothing from a
@@ -49,9 +50,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from .. import _client as calls
 from .. import _queries as sql
 from .. import observe
+from ..records import JOB_LIST_STATES
 from . import _format as fmt
+from ._actions import retry_dead as retry_dead_jobs
 from ._guard import Guard
 from ._session import TOKEN_LIFETIME, Sessions
 from ._svg import sparkline
@@ -263,8 +267,8 @@ def make_app(dash: Dashboard) -> Starlette:
                 return RedirectResponse(f"{base}/jobs/{job_id}", status_code=303)
         if text and (quoted := QUOTED_NUMBER.fullmatch(text)):
             text = quoted.group(1)
-        if state not in observe.STATES:
-            raise HTTPException(400, f"state must be one of {', '.join(observe.STATES)}")
+        if state not in JOB_LIST_STATES:
+            raise HTTPException(400, f"state must be one of {', '.join(JOB_LIST_STATES)}")
         after = _after(p.get("after"))
 
         def read(conn: psycopg.Connection[Any], feats: observe.Features) -> dict[str, Any]:
@@ -290,7 +294,7 @@ def make_app(dash: Dashboard) -> Starlette:
         here = path + ("?" + request.url.query if request.url.query else "")
         return dash.render(request, "jobs.html", {
             "nav": "dead" if dead_only else "jobs", "dead_only": dead_only, "state": state,
-            "text": text or "", "paged": after is not None, "states": observe.STATES, "more": more,
+            "text": text or "", "paged": after is not None, "states": JOB_LIST_STATES, "more": more,
             "first": first, "here": here, "path": path, "live": LIVE, "retryable": FINISHED_RETRYABLE,
             "search_budget": observe.SEARCH_BUDGET, "refresh": 0 if text else REFRESH_SECONDS,
             "no_job": int(number.group(1)) if text and number else None, **data})
@@ -384,7 +388,7 @@ def make_app(dash: Dashboard) -> Starlette:
         queue = request.path_params["queue"]
 
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
-            observe.pause(conn, queue)
+            calls.pause(conn, queue)
             return f"queue {queue} paused"
 
         return await act(request, "/", do)
@@ -393,7 +397,7 @@ def make_app(dash: Dashboard) -> Starlette:
         queue = request.path_params["queue"]
 
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
-            observe.resume(conn, queue)
+            calls.resume(conn, queue)
             return f"queue {queue} resumed"
 
         return await act(request, "/", do)
@@ -401,7 +405,7 @@ def make_app(dash: Dashboard) -> Starlette:
     async def pause_schedule(request: Request) -> Response:
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
             name = form.get("name", "")
-            if not observe.pause_schedule(conn, name):
+            if not calls.pause_schedule(conn, name):
                 return f"no schedule {name}"
             return f"schedule {name} paused"
 
@@ -410,7 +414,7 @@ def make_app(dash: Dashboard) -> Starlette:
     async def resume_schedule(request: Request) -> Response:
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
             name = form.get("name", "")
-            if not observe.resume_schedule(conn, name):
+            if not calls.resume_schedule(conn, name):
                 return f"no schedule {name}"
             return f"schedule {name} resumed"
 
@@ -420,7 +424,7 @@ def make_app(dash: Dashboard) -> Starlette:
         job_id = _job_id(request)
 
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
-            observe.retry(conn, job_id)
+            calls.retry(conn, job_id)
             return f"job {job_id} is waiting again"
 
         return await act(request, f"/jobs/{job_id}", do)
@@ -429,7 +433,7 @@ def make_app(dash: Dashboard) -> Starlette:
         job_id = _job_id(request)
 
         def do(conn: psycopg.Connection[Any], form: dict[str, str]) -> str:
-            done = observe.cancel(conn, job_id)
+            done = calls.cancel(conn, job_id)
             return f"job {job_id} cancelled" if done else f"job {job_id} had already finished"
 
         return await act(request, f"/jobs/{job_id}", do)
@@ -439,8 +443,8 @@ def make_app(dash: Dashboard) -> Starlette:
             queue = form.get("queue", "")
             if not queue:
                 return "choose a queue to retry its dead jobs"
-            done = observe.retry_dead(conn, observe.features(conn), queue,
-                                      error_contains=form.get("error_contains") or None, limit=BULK_ROWS)
+            done = retry_dead_jobs(conn, observe.features(conn), queue,
+                                   error_contains=form.get("error_contains") or None, limit=BULK_ROWS)
             text = f"{done.count} dead job(s) of {queue} waiting again"
             if done.skipped:
                 text += f"; {done.skipped} left dead (a live job holds their dedup key)"

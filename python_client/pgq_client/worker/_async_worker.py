@@ -21,8 +21,8 @@ maintenance loop (heartbeats, and ``q.reap`` about once a second, on one more
 pooled connection); and the caller of :meth:`AsyncWorker.run`, the supervisor,
 which keeps the poll timer and runs the shutdown sequence. Every decision
 those parts take without I/O (claim sizes, slots, wake-ups, timing, the
-shutdown steps) lives in ``_ledger.py``, ``_plan.py``, ``_wakeups.py`` and
-``_schedule.py``, which have unit tests of their own.
+shutdown steps) lives in ``_ledger.py``, ``_hints.py``, ``_wakeups.py`` and
+``_supervisor.py``, which have unit tests of their own.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from .. import _queries as sql
 from .. import aio, tracing
 from .._decoding import decode_each
 from .._error_text import described
-from ..context import LOST, RELEASED, JobCancelled, JobContext, JobLost
+from ..context import LOST, RELEASED, JobCancelled, JobLost
 from ..payloads import dumps
 from . import events as ev
 from ._acompat import (
@@ -62,13 +62,14 @@ from ._acompat import (
     aspawn,
     handler_threads,
 )
+from ._claimed import ClaimedJob
+from ._hints import ClaimHints, Notice
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._observer import NOTHING, Observer
 from ._payload import InvalidPayload, convert
-from ._plan import ClaimPlan, Notice
 from ._round_trip import build, read, refuse_results
-from ._schedule import ReapClock, Step, Supervisor
+from ._supervisor import ReapClock, Step, Supervisor
 from ._transient import Backoff, Outage, StartupError, fatal_reason, is_transient
 from ._wakeups import AsyncWaker
 from .options import WorkerOptions
@@ -151,10 +152,10 @@ class AsyncWorker:
         self._hooks = hooks
         self._pushed_beats: dict[int, float] = {}  # job id -> when a cancel notification last heartbeat it
         # Listening with a liveness key: enqueues notify only while an empty claim says we wait.
-        self._plan = ClaimPlan(self.queues, until_empty=options.listen and not options.pgbouncer)
-        self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._hints = ClaimHints(self.queues, until_empty=options.listen and not options.pgbouncer)
+        self._ledger = Ledger(self.lanes, options.loops, self._hints, self.log)
         self._ledger.listening = options.listen
-        self._jobs: list[AQueue[JobContext | None]] = [AQueue() for _ in self.lanes]
+        self._jobs: list[AQueue[ClaimedJob | None]] = [AQueue() for _ in self.lanes]
         self._waker = AsyncWaker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
         self._wake = AEvent()  # the supervisor has something to look at
@@ -358,24 +359,24 @@ class AsyncWorker:
         self.stop(now=self._stopping)
 
     async def _supervise(self) -> None:
-        """The poll timer and the shutdown sequence (decided by _schedule.Supervisor); the claim loops do the rest."""
+        """The poll timer and the shutdown sequence (decided by _supervisor.Supervisor); the claim loops do the rest."""
         o, ledger, waker = self.options, self._ledger, self._waker
-        plan = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
+        supervisor = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
         while not self._stop_now and not self._give_up:
             self._wake.clear()
             now = time.monotonic()
-            if self._plan.release_due(now):
+            if self._hints.release_due(now):
                 waker.wake_one()  # a rate limit's next slot is free
-            steps, timeout = plan.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
-                                       busy=ledger.busy())
-            due = self._plan.next_due()
+            steps, timeout = supervisor.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
+                                             busy=ledger.busy())
+            due = self._hints.next_due()
             if due is not None and not self._stopping:
                 timeout = max(0.0, min(timeout, due - now))
             if Step.EXIT in steps:
                 break
             for step in steps:
                 if step is Step.POLL:
-                    self._plan.hint()
+                    self._hints.hint()
                     waker.wake_one()
                 elif step is Step.BEGIN_STOP:
                     ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=o.name, running=ledger.in_hand,
@@ -399,14 +400,14 @@ class AsyncWorker:
 
     async def _claim_loop(self, i: int) -> None:
         """One claim loop: rounds of (outcomes, releases, a claim) on its own pooled connection."""
-        ledger, pool, waker, plan = self._ledger, self.pool, self._waker, self._plan
+        ledger, pool, waker, hints = self._ledger, self.pool, self._waker, self._hints
         assert pool is not None
         backoff = Backoff()
         conn: AsyncConnection | None = None
         try:
             while not self._loops_done.is_set():
                 waker.arm(i)
-                can_claim = not self._stopping and self._owner_ready and ledger.any_free() and plan.any()
+                can_claim = not self._stopping and self._owner_ready and ledger.any_free() and hints.any()
                 if not ledger.worth_a_round(can_claim):
                     await waker.wait(i, IDLE_WAIT)
                     continue
@@ -441,7 +442,7 @@ class AsyncWorker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-                if answer.blocked or plan.take_sooner():
+                if answer.blocked or hints.take_sooner():
                     self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
                 await asyncio.sleep(0)  # async-only: let handlers run between back-to-back rounds
         finally:
@@ -449,7 +450,7 @@ class AsyncWorker:
             if conn is not None:
                 await pool.putconn(conn)
 
-    def _dispatch(self, rnd: Round, fresh: list[JobContext]) -> None:
+    def _dispatch(self, rnd: Round, fresh: list[ClaimedJob]) -> None:
         """Hand newly claimed jobs to their lanes' handlers (or give them back when stopping)."""
         if fresh and self._stopping:
             self._ledger.release(fresh, RELEASED)
@@ -548,7 +549,7 @@ class AsyncWorker:
                     ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=o.listen)
                     if backoff.reset():
                         ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="listener")
-                    self._plan.hint()  # notifications may have been missed while away: every loop claims
+                    self._hints.hint()  # notifications may have been missed while away: every loop claims
                     self._waker.wake_all()
                     await self._listen(conn)
                     if o.listen:
@@ -560,7 +561,7 @@ class AsyncWorker:
                 self._db_trouble(exc, backoff, "listener")
                 await self._halt.wait_for(backoff.next())
 
-    async def _adopt(self, conn: AsyncConnection, key: int, held: list[JobContext]) -> bool:
+    async def _adopt(self, conn: AsyncConnection, key: int, held: list[ClaimedJob]) -> bool:
         """Take the claims we still hold back under our new key (q.adopt); False on a database without it.
 
         Restart without re-runs: after a server restart or a failover the
@@ -600,13 +601,13 @@ class AsyncWorker:
                     if note.payload.isdigit():
                         cancelled.add(int(note.payload))
                 elif listen:
-                    # Debounced per queue (_plan.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
+                    # Debounced per queue (_hints.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
                     # may send, costs at most one empty claim per queue per slice.
-                    news = self._plan.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
+                    news = self._hints.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
             if cancelled:
                 await self._pushed_cancel(conn, cancelled)
             if listen:
-                if self._plan.take_sooner():
+                if self._hints.take_sooner():
                     self._wake.set()  # a debounced queue's claim is due at the slice's end: the supervisor's timer
                 if news and not await self._claim_here(conn):
                     self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
@@ -670,7 +671,7 @@ class AsyncWorker:
         ledger, pool = self._ledger, self.pool
         if pool is None or ledger.in_flight > 0 or self._stopping or not self._owner_ready:
             return False
-        if not (ledger.any_free() and self._plan.any()):
+        if not (ledger.any_free() and self._hints.any()):
             return False
         rnd = ledger.take_round(claim=True)
         if rnd.claim is None:
@@ -687,11 +688,11 @@ class AsyncWorker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-        if len(answer.claimed) < rnd.claim.n and self._plan.worth(rnd.claim.queue):
+        if len(answer.claimed) < rnd.claim.n and self._hints.worth(rnd.claim.queue):
             # Short but not empty, or the claim that started our wait: a claim loop looks once more
-            # (only an empty claim makes enqueues notify us: _plan.py, wake-ups on demand).
+            # (only an empty claim makes enqueues notify us: _hints.py, wake-ups on demand).
             self._waker.wake_one()
-        if answer.blocked or self._plan.take_sooner():
+        if answer.blocked or self._hints.take_sooner():
             self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         return True
 
@@ -734,7 +735,7 @@ class AsyncWorker:
                             ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
                             # Recovered jobs are waiting again: claim them now, not on the next poll
                             # (the NOTIFY hint is skipped while the notification queue is filling).
-                            self._plan.hint()
+                            self._hints.hint()
                             self._waker.wake_all()
                     backoff.reset()
                 except asyncio.CancelledError:  # async-only
@@ -776,7 +777,7 @@ class AsyncWorker:
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-async def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
+async def run_job(lane: Lane, ctx: ClaimedJob, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing.
 
     With OpenTelemetry set up, the run is a span (``process <queue>``), a
@@ -854,9 +855,9 @@ async def _clock_skew(conn: AsyncConnection) -> timedelta:
     return db_now - datetime.now(timezone.utc)
 
 
-def _by_lease(ledger: Ledger, due: list[JobContext]) -> list[tuple[timedelta | None, list[JobContext]]]:
+def _by_lease(ledger: Ledger, due: list[ClaimedJob]) -> list[tuple[timedelta | None, list[ClaimedJob]]]:
     """Due heartbeats grouped by their lane's lease (one heartbeat_many per lease)."""
-    groups: dict[timedelta | None, list[JobContext]] = {}
+    groups: dict[timedelta | None, list[ClaimedJob]] = {}
     for ctx in due:
         groups.setdefault(ledger.lane_lease(ctx), []).append(ctx)
     return list(groups.items())

@@ -24,12 +24,13 @@ from datetime import datetime, timedelta, timezone
 from enum import Enum
 
 from .._error_text import message
-from ..context import CANCELLED, LOST, RUNNING, JobContext
+from ..context import CANCELLED, LOST, RUNNING
 from ..records import BeatStatus, FailStatus, Job, Outcome
 from . import events as ev
+from ._claimed import ClaimedJob
+from ._hints import ClaimHints
 from ._lanes import Lane
 from ._observer import NOTHING, Observer, OutcomeName
-from ._plan import ClaimPlan
 
 # The soonest a claim cut short by a rate limit is tried again (seconds).
 RATE_RETRY_FLOOR = 0.005
@@ -54,7 +55,7 @@ class Result:
     """A handler's outcome for one job."""
 
     kind: ResultKind
-    ctx: JobContext
+    ctx: ClaimedJob
     error: str = ""  # the text q.fail records (a traceback)
     summary: str = ""  # "ExceptionType: first line of its message", for the logs
     seconds: float = 0.0  # the handler's run time
@@ -65,7 +66,7 @@ class Result:
 class Claim:
     queue: str
     n: int
-    hints: int  # the plan's hint counter for the queue when the claim was taken
+    hints: int  # ClaimHints' hint counter for the queue when the claim was taken
     lane: int
     lease: timedelta | None
 
@@ -75,7 +76,7 @@ class Round:
     """One round trip: outcomes to record, claims to give back, and maybe a claim."""
 
     results: list[Result] = field(default_factory=list)
-    releases: list[JobContext] = field(default_factory=list)
+    releases: list[ClaimedJob] = field(default_factory=list)
     claim: Claim | None = None
     owner: int = 0  # the liveness key the claim is made with
     # The worker LISTENs: an empty claim says it waits; a claim cut short by a limit asks for a NOTIFY.
@@ -130,18 +131,18 @@ class _LaneBooks:
 
 
 class Ledger:
-    def __init__(self, lanes: Sequence[Lane], loops: int, plan: ClaimPlan, logger: logging.Logger) -> None:
+    def __init__(self, lanes: Sequence[Lane], loops: int, hints: ClaimHints, logger: logging.Logger) -> None:
         self.lanes = tuple(lanes)
         self.loops = loops
-        self.plan = plan
+        self.hints = hints
         self.log = logger
-        self.held: dict[int, JobContext] = {}
+        self.held: dict[int, ClaimedJob] = {}
         self.listening = False  # set by the worker: it LISTENs for NOTIFY pgq
         self.lock = threading.Lock()  # guards everything below
         self._books = [_LaneBooks(lane) for lane in self.lanes]
         self._lane_of = {q: lane.index for lane in self.lanes for q in lane.queues}
         self._carried: list[Result] = []
-        self._to_release: list[JobContext] = []
+        self._to_release: list[ClaimedJob] = []
         self.in_flight = 0  # rounds sent and not yet settled or carried
         self.peak_in_flight = 0  # most rounds ever in flight at once
         self.rounds = 0  # rounds sent (or tried)
@@ -263,7 +264,7 @@ class Ledger:
                         b.finished += 1
             if claim:
                 open_queues = {q for b in self._books if b.free > 0 for q in b.lane.queues}
-                picked = self.plan.pick(open_queues) if open_queues else None
+                picked = self.hints.pick(open_queues) if open_queues else None
                 if picked is not None:
                     queue, hints = picked
                     b = self._books[self._lane_of[queue]]
@@ -285,7 +286,7 @@ class Ledger:
                 self._books[rnd.claim.lane].reserved -= rnd.claim.n
             self.in_flight -= 1
 
-    def release(self, contexts: list[JobContext], status: str) -> None:
+    def release(self, contexts: list[ClaimedJob], status: str) -> None:
         """Give jobs back (shutdown): they stop counting as in hand and go out with the next round."""
         for ctx in contexts:
             ctx.stop(status)  # type: ignore[arg-type]
@@ -302,11 +303,11 @@ class Ledger:
             for ctx in self.held.values():
                 ctx.worker_stopping = True
 
-    def unfinished(self) -> list[JobContext]:
+    def unfinished(self) -> list[ClaimedJob]:
         with self.lock:
             return [c for c in self.held.values() if not c.finished]
 
-    def settle(self, rnd: Round, answer: Answer, connection: object = None) -> list[JobContext]:
+    def settle(self, rnd: Round, answer: Answer, connection: object = None) -> list[ClaimedJob]:
         """Apply the database's answer; returns the newly claimed jobs, ready to run.
 
         Jobs claimed under a liveness key the worker no longer holds (the
@@ -314,11 +315,11 @@ class Ledger:
         anyone at any moment: they are not returned but given back at once.
         """
         log = self.log
-        fresh: list[JobContext] = []
+        fresh: list[ClaimedJob] = []
         claim = rnd.claim
         if claim is not None and answer.claimed:
             lease = self._lease_seconds(answer.claimed[0], claim.lease)
-            fresh = [JobContext(job, lease, rnd.owner, claim.lane, connection) for job in answer.claimed]  # type: ignore[arg-type]
+            fresh = [ClaimedJob(job, lease, rnd.owner, claim.lane, connection) for job in answer.claimed]  # type: ignore[arg-type]
         with self.lock:
             for r in rnd.results:
                 self.held.pop(r.ctx.id, None)
@@ -378,22 +379,22 @@ class Ledger:
                 ev.emit(log, logging.INFO, ev.JOB_RELEASED, job_id=ctx.id, queue=ctx.queue)
         if claim is not None:
             now = time.monotonic()
-            self.plan.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
-                              limited=bool(answer.blocked))
+            self.hints.claimed(claim.queue, claim.n, len(answer.claimed), claim.hints, now,
+                               limited=bool(answer.blocked))
             if answer.waiting:
                 # Register first, commit, then claim once more before sleeping (and once more shortly
                 # after): the race argument is in sql/triggers/notify_enqueued.sql.
-                self.plan.hint(claim.queue)
-                self.plan.defer(claim.queue, now + WAIT_RECHECK)
+                self.hints.hint(claim.queue)
+                self.hints.defer(claim.queue, now + WAIT_RECHECK)
             if answer.retry_in is not None:
                 # A rate limit: look again when its next slot frees, not at the next poll tick.
                 # At least RATE_RETRY_FLOOR later: a slot that is free but locked by another
                 # claimer says "0 s", and claiming back-to-back for it would be a busy wait.
-                self.plan.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
+                self.hints.defer(claim.queue, now + max(answer.retry_in, RATE_RETRY_FLOOR))
             elif answer.blocked == "concurrency" and not answer.claimed:
                 # Every slot taken: the next freed one NOTIFYs (q.flow_want). One look shortly after
                 # covers a slot freed while this claim asked, whose NOTIFY it could not ask for.
-                self.plan.recheck(claim.queue, now + CONCURRENCY_RECHECK)
+                self.hints.recheck(claim.queue, now + CONCURRENCY_RECHECK)
             if debug:
                 for ctx in fresh:
                     ev.emit(log, logging.DEBUG, ev.JOB_CLAIMED, job_id=ctx.id, queue=ctx.queue, attempt=ctx.attempt)
@@ -410,14 +411,14 @@ class Ledger:
 
     # -- heartbeat side ---------------------------------------------------------------
 
-    def due_heartbeats(self, *, all_of_owner: int | None = None, now: float | None = None) -> list[JobContext]:
+    def due_heartbeats(self, *, all_of_owner: int | None = None, now: float | None = None) -> list[ClaimedJob]:
         """Held jobs whose next heartbeat is due (or every job claimed under all_of_owner)."""
         now = time.monotonic() if now is None else now
         with self.lock:
             held = list(self.held.values())
         return [c for c in held if c.status == RUNNING and (c.next_beat <= now or c.owner == all_of_owner)]
 
-    def heartbeat_answer(self, contexts: list[JobContext], outcomes: list[Outcome], *,
+    def heartbeat_answer(self, contexts: list[ClaimedJob], outcomes: list[Outcome], *,
                          now: float | None = None) -> None:
         """Apply what ``q.heartbeat_many`` said: extend, or tell a running handler to stop.
 
@@ -445,7 +446,7 @@ class Ledger:
                 ev.emit(self.log, logging.WARNING, event, job_id=ctx.id, queue=ctx.queue,
                         reason=f"heartbeat said {out.status}")
 
-    def rekey(self, owner: int) -> tuple[int, list[JobContext]]:
+    def rekey(self, owner: int) -> tuple[int, list[ClaimedJob]]:
         """Claim under a new liveness key from now on; returns the old key and the held jobs under another.
 
         One step under the lock: a claim that was on its way under the old key
@@ -463,7 +464,7 @@ class Ledger:
             held = list(self.held.values())
         return [(c.queue, c.started > 0) for c in held if not c.finished and not c.given_back]
 
-    def lane_lease(self, ctx: JobContext) -> timedelta | None:
+    def lane_lease(self, ctx: ClaimedJob) -> timedelta | None:
         return self.lanes[ctx.lane].lease
 
 

@@ -23,8 +23,8 @@ maintenance loop (heartbeats, and ``q.reap`` about once a second, on one more
 pooled connection); and the caller of :meth:`Worker.run`, the supervisor,
 which keeps the poll timer and runs the shutdown sequence. Every decision
 those parts take without I/O (claim sizes, slots, wake-ups, timing, the
-shutdown steps) lives in ``_ledger.py``, ``_plan.py``, ``_wakeups.py`` and
-``_schedule.py``, which have unit tests of their own.
+shutdown steps) lives in ``_ledger.py``, ``_hints.py``, ``_wakeups.py`` and
+``_supervisor.py``, which have unit tests of their own.
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ from .. import _client, tracing
 from .. import _queries as sql
 from .._decoding import decode_each
 from .._error_text import described
-from ..context import LOST, RELEASED, JobCancelled, JobContext, JobLost
+from ..context import LOST, RELEASED, JobCancelled, JobLost
 from ..payloads import dumps
 from . import events as ev
+from ._claimed import ClaimedJob
 from ._compat import (
     Event,
     Handle,
@@ -63,13 +64,13 @@ from ._compat import (
     join,
     spawn,
 )
+from ._hints import ClaimHints, Notice
 from ._lanes import Lane
 from ._ledger import Answer, Ledger, Result, ResultKind, Round, summary
 from ._observer import NOTHING, Observer
 from ._payload import InvalidPayload, convert
-from ._plan import ClaimPlan, Notice
 from ._round_trip import build, read, refuse_results
-from ._schedule import ReapClock, Step, Supervisor
+from ._supervisor import ReapClock, Step, Supervisor
 from ._transient import Backoff, Outage, StartupError, fatal_reason, is_transient
 from ._wakeups import Waker
 from .options import WorkerOptions
@@ -152,10 +153,10 @@ class Worker:
         self._hooks = hooks
         self._pushed_beats: dict[int, float] = {}  # job id -> when a cancel notification last heartbeat it
         # Listening with a liveness key: enqueues notify only while an empty claim says we wait.
-        self._plan = ClaimPlan(self.queues, until_empty=options.listen and not options.pgbouncer)
-        self._ledger = Ledger(self.lanes, options.loops, self._plan, self.log)
+        self._hints = ClaimHints(self.queues, until_empty=options.listen and not options.pgbouncer)
+        self._ledger = Ledger(self.lanes, options.loops, self._hints, self.log)
         self._ledger.listening = options.listen
-        self._jobs: list[Queue[JobContext | None]] = [Queue() for _ in self.lanes]
+        self._jobs: list[Queue[ClaimedJob | None]] = [Queue() for _ in self.lanes]
         self._waker = Waker(options.loops)  # idle claim loops wait here
         self._outage = Outage()
         self._wake = Event()  # the supervisor has something to look at
@@ -357,24 +358,24 @@ class Worker:
         self.stop(now=self._stopping)
 
     def _supervise(self) -> None:
-        """The poll timer and the shutdown sequence (decided by _schedule.Supervisor); the claim loops do the rest."""
+        """The poll timer and the shutdown sequence (decided by _supervisor.Supervisor); the claim loops do the rest."""
         o, ledger, waker = self.options, self._ledger, self._waker
-        plan = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
+        supervisor = Supervisor.start(time.monotonic(), o.poll_interval, o.grace_period)
         while not self._stop_now and not self._give_up:
             self._wake.clear()
             now = time.monotonic()
-            if self._plan.release_due(now):
+            if self._hints.release_due(now):
                 waker.wake_one()  # a rate limit's next slot is free
-            steps, timeout = plan.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
-                                       busy=ledger.busy())
-            due = self._plan.next_due()
+            steps, timeout = supervisor.step(now, stopping=self._stopping, in_hand=ledger.in_hand,
+                                             busy=ledger.busy())
+            due = self._hints.next_due()
             if due is not None and not self._stopping:
                 timeout = max(0.0, min(timeout, due - now))
             if Step.EXIT in steps:
                 break
             for step in steps:
                 if step is Step.POLL:
-                    self._plan.hint()
+                    self._hints.hint()
                     waker.wake_one()
                 elif step is Step.BEGIN_STOP:
                     ev.emit(self.log, logging.INFO, ev.WORKER_STOPPING, name=o.name, running=ledger.in_hand,
@@ -398,14 +399,14 @@ class Worker:
 
     def _claim_loop(self, i: int) -> None:
         """One claim loop: rounds of (outcomes, releases, a claim) on its own pooled connection."""
-        ledger, pool, waker, plan = self._ledger, self.pool, self._waker, self._plan
+        ledger, pool, waker, hints = self._ledger, self.pool, self._waker, self._hints
         assert pool is not None
         backoff = Backoff()
         conn: Connection | None = None
         try:
             while not self._loops_done.is_set():
                 waker.arm(i)
-                can_claim = not self._stopping and self._owner_ready and ledger.any_free() and plan.any()
+                can_claim = not self._stopping and self._owner_ready and ledger.any_free() and hints.any()
                 if not ledger.worth_a_round(can_claim):
                     waker.wait(i, IDLE_WAIT)
                     continue
@@ -439,14 +440,14 @@ class Worker:
                 if self._outage.recovered(i):
                     ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="claim loop")
                 self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-                if answer.blocked or plan.take_sooner():
+                if answer.blocked or hints.take_sooner():
                     self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         finally:
             waker.disarm(i)
             if conn is not None:
                 pool.putconn(conn)
 
-    def _dispatch(self, rnd: Round, fresh: list[JobContext]) -> None:
+    def _dispatch(self, rnd: Round, fresh: list[ClaimedJob]) -> None:
         """Hand newly claimed jobs to their lanes' handlers (or give them back when stopping)."""
         if fresh and self._stopping:
             self._ledger.release(fresh, RELEASED)
@@ -543,7 +544,7 @@ class Worker:
                     ev.emit(self.log, logging.INFO, ev.LISTENER_CONNECTED, session_key=key, listen=o.listen)
                     if backoff.reset():
                         ev.emit(self.log, logging.INFO, ev.DB_RECONNECTED, component="listener")
-                    self._plan.hint()  # notifications may have been missed while away: every loop claims
+                    self._hints.hint()  # notifications may have been missed while away: every loop claims
                     self._waker.wake_all()
                     self._listen(conn)
                     if o.listen:
@@ -553,7 +554,7 @@ class Worker:
                 self._db_trouble(exc, backoff, "listener")
                 self._halt.wait_for(backoff.next())
 
-    def _adopt(self, conn: Connection, key: int, held: list[JobContext]) -> bool:
+    def _adopt(self, conn: Connection, key: int, held: list[ClaimedJob]) -> bool:
         """Take the claims we still hold back under our new key (q.adopt); False on a database without it.
 
         Restart without re-runs: after a server restart or a failover the
@@ -593,13 +594,13 @@ class Worker:
                     if note.payload.isdigit():
                         cancelled.add(int(note.payload))
                 elif listen:
-                    # Debounced per queue (_plan.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
+                    # Debounced per queue (_hints.NOTIFY_DEBOUNCE): a flood of NOTIFYs, which any role
                     # may send, costs at most one empty claim per queue per slice.
-                    news = self._plan.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
+                    news = self._hints.notified(note.payload, time.monotonic()) is Notice.CLAIM or news
             if cancelled:
                 self._pushed_cancel(conn, cancelled)
             if listen:
-                if self._plan.take_sooner():
+                if self._hints.take_sooner():
                     self._wake.set()  # a debounced queue's claim is due at the slice's end: the supervisor's timer
                 if news and not self._claim_here(conn):
                     self._waker.wake_one()  # one notification, one claim; a full claim wakes another loop
@@ -663,7 +664,7 @@ class Worker:
         ledger, pool = self._ledger, self.pool
         if pool is None or ledger.in_flight > 0 or self._stopping or not self._owner_ready:
             return False
-        if not (ledger.any_free() and self._plan.any()):
+        if not (ledger.any_free() and self._hints.any()):
             return False
         rnd = ledger.take_round(claim=True)
         if rnd.claim is None:
@@ -680,11 +681,11 @@ class Worker:
             ledger.carry(rnd)
             raise
         self._dispatch(rnd, ledger.settle(rnd, answer, pool.connection))
-        if len(answer.claimed) < rnd.claim.n and self._plan.worth(rnd.claim.queue):
+        if len(answer.claimed) < rnd.claim.n and self._hints.worth(rnd.claim.queue):
             # Short but not empty, or the claim that started our wait: a claim loop looks once more
-            # (only an empty claim makes enqueues notify us: _plan.py, wake-ups on demand).
+            # (only an empty claim makes enqueues notify us: _hints.py, wake-ups on demand).
             self._waker.wake_one()
-        if answer.blocked or self._plan.take_sooner():
+        if answer.blocked or self._hints.take_sooner():
             self._wake.set()  # the supervisor keeps the timers (flow control, debounced notifications)
         return True
 
@@ -727,7 +728,7 @@ class Worker:
                             ev.emit(self.log, logging.INFO, ev.JOBS_REAPED, count=reaped)
                             # Recovered jobs are waiting again: claim them now, not on the next poll
                             # (the NOTIFY hint is skipped while the notification queue is filling).
-                            self._plan.hint()
+                            self._hints.hint()
                             self._waker.wake_all()
                     backoff.reset()
                 except Exception as exc:  # noqa: BLE001
@@ -767,7 +768,7 @@ class Worker:
         ev.emit(self.log, logging.INFO, ev.WORKER_STOPPED, name=self.options.name, completed=self.completed)
 
 
-def run_job(lane: Lane, ctx: JobContext, threads: Any = None) -> Result:
+def run_job(lane: Lane, ctx: ClaimedJob, threads: Any = None) -> Result:
     """Run one job's handler and say what to record: complete, fail (traceback), dead (bad payload) or nothing.
 
     With OpenTelemetry set up, the run is a span (``process <queue>``), a
@@ -837,9 +838,9 @@ def _clock_skew(conn: Connection) -> timedelta:
     return db_now - datetime.now(timezone.utc)
 
 
-def _by_lease(ledger: Ledger, due: list[JobContext]) -> list[tuple[timedelta | None, list[JobContext]]]:
+def _by_lease(ledger: Ledger, due: list[ClaimedJob]) -> list[tuple[timedelta | None, list[ClaimedJob]]]:
     """Due heartbeats grouped by their lane's lease (one heartbeat_many per lease)."""
-    groups: dict[timedelta | None, list[JobContext]] = {}
+    groups: dict[timedelta | None, list[ClaimedJob]] = {}
     for ctx in due:
         groups.setdefault(ledger.lane_lease(ctx), []).append(ctx)
     return list(groups.items())

@@ -259,7 +259,7 @@ SECURITY = [
     'handler slot goes on | `tests/worker/test_worker_hostile_exceptions.py` |',
     "| `NOTIFY pgq, '<queue>'` in a loop | any login role | one claim per notification (11,584 claims in "
     '5 s) | at most one empty claim per queue per 0.1 s slice | '
-    '`tests/worker/test_worker_notify_debounce.py`, `tests/unit/test_schedule_and_wakeups.py` |',
+    '`tests/worker/test_worker_notify_debounce.py`, `tests/unit/test_claim_hints.py` |',
     '',
     'What is left: a claim that a flow-control limit cut short starts no quiet slice (the NOTIFY of the '
     "next freed slot must claim at once, and pgq's own and a spoofed notification look the same), so "

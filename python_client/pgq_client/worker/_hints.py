@@ -38,7 +38,7 @@ class Notice(str, Enum):
     IGNORE = "ignore"  # not one of our queues
 
 
-class ClaimPlan:
+class ClaimHints:
     """Per-queue "may have work" flags, fed by claims, notifications and the poll timer.
 
     A hint that arrives while a claim of the same queue is on its way wins
@@ -52,7 +52,7 @@ class ClaimPlan:
         self._queues = queues
         self._until_empty = until_empty  # a listening worker: claim until empty (wake-ups on demand)
         self._more = dict.fromkeys(queues, True)
-        self._hints = dict.fromkeys(queues, 0)
+        self._counts = dict.fromkeys(queues, 0)
         self._next = 0
         self._deferred: dict[str, float] = {}  # queue -> monotonic time it is worth a claim again
         self._rechecked: set[str] = set()  # queues found full and looked at again since their last jobs
@@ -68,7 +68,7 @@ class ClaimPlan:
             names = self._queues if queue is None else ((queue,) if queue in self._more else ())
             for name in names:
                 self._more[name] = True
-                self._hints[name] += 1
+                self._counts[name] += 1
             return bool(names)
 
     def notified(self, queue: str, now: float) -> Notice:
@@ -88,13 +88,13 @@ class ClaimPlan:
                 self._defer(queue, end)
                 return Notice.LATER
             if end is not None and self._more[queue] and now < end + self._debounce:
-                self._hints[queue] += 1
+                self._counts[queue] += 1
                 return Notice.COMING
             due = self._deferred.get(queue)
             if end is not None and due is not None and due <= now:
                 del self._deferred[queue]  # the slice's own claim, due now: this claim is it
             self._more[queue] = True
-            self._hints[queue] += 1
+            self._counts[queue] += 1
             return Notice.CLAIM
 
     def pick(self, allowed: Collection[str] | None = None) -> tuple[str, int] | None:
@@ -105,7 +105,7 @@ class ClaimPlan:
                 name = self._queues[(self._next + i) % n]
                 if self._more[name] and (allowed is None or name in allowed):
                     self._next = (self._next + i + 1) % n
-                    return name, self._hints[name]
+                    return name, self._counts[name]
             return None
 
     def claimed(self, queue: str, asked: int, got: int, hints_then: int, now: float, *, limited: bool = False) -> None:
@@ -124,10 +124,10 @@ class ClaimPlan:
             self._named.discard(queue)
             # A listening worker is told of new jobs only once a claim came back empty (its wait).
             drained = got == 0 if self._until_empty and not limited else got < asked
-            if drained and self._hints[queue] == hints_then:
+            if drained and self._counts[queue] == hints_then:
                 self._more[queue] = False
             if got and self._until_empty:
-                self._hints[queue] += 1  # claims of this queue on their way: their "empty" is older
+                self._counts[queue] += 1  # claims of this queue on their way: their "empty" is older
             if got:
                 self._rechecked.discard(queue)
                 self._quiet_until.pop(queue, None)
@@ -174,7 +174,7 @@ class ClaimPlan:
             for name in due:
                 del self._deferred[name]
                 self._more[name] = True
-                self._hints[name] += 1
+                self._counts[name] += 1
             return bool(due)
 
     def next_due(self) -> float | None:

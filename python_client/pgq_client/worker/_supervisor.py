@@ -2,7 +2,7 @@
 
 The supervisor (the thread or task that runs :meth:`Worker.run`) and the
 maintenance loop ask these objects what is due and carry it out; the unit
-tests drive them with made-up clocks (``tests/unit/test_schedule.py``).
+tests drive them with made-up clocks (``tests/unit/test_supervisor_and_wakeups.py``).
 """
 
 from __future__ import annotations
