@@ -1,12 +1,13 @@
 """The PostgreSQL server the benchmarks run on.
 
 By default the harness starts a cluster of its own (``.pg-bench``, Unix socket
-only) through ``scripts/embedded-pg``, gives it the seeds' settings
-(shared_buffers 512MB like seed 001, max_connections 200) and stops it at the
-end, so it can restart it and tune it without disturbing anyone. With
-``--database-url`` (``make bench`` passes the user's ``DATABASE_URL``) it uses
-that server instead: settings that need a superuser or a restart are then left
-as they are and the report says which ones were in force.
+only) through ``scripts/embedded-pg``, gives it the articles' settings
+(shared_buffers 512MB and max_connections 200, like the claim-rate article:
+design.md#the-claim-rate-article) and stops it at the end, so it can restart it
+and tune it without disturbing anyone. With ``--database-url`` (``make bench``
+passes the user's ``DATABASE_URL``) it uses that server instead: settings that
+need a superuser or a restart are then left as they are and the report says
+which ones were in force.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ BENCH_PORT = os.environ.get("PGQ_BENCH_PG_PORT", "54351")
 OWN_SETTINGS = {
     "shared_buffers": "512MB",
     "max_connections": "200",
-    # Stock autovacuum launcher: seed 001's "stock configuration". Measurements
+    # Stock autovacuum launcher: the claim-rate article's "stock configuration". Measurements
     # that want pgq's recommended server setting (sql/server_settings.sql)
     # switch it to 5s themselves and back.
     "autovacuum_naptime": "1min",

@@ -29,7 +29,7 @@ from .cluster import ROOT, Server
 SQL = Path(__file__).resolve().parent / "sql"
 TEMPLATE = "bench_pgq_template"
 QUEUE = "bench"
-# Seed 004's payload: { userId, email, template }, about 70 bytes of JSON.
+# The Node benchmark's payload (design.md#the-node-benchmark): { userId, email, template }, about 70 bytes of JSON.
 PAYLOAD_SQL = (
     "jsonb_build_object('userId', g, 'email', 'user' || g || '@example.com', 'template', 'welcome-email')"
 )
@@ -144,7 +144,7 @@ def fill_seed001(conn: psycopg.Connection, n: int) -> None:
 
 
 def reset_pgq(conn: psycopg.Connection, backlog: int) -> None:
-    """Back to `backlog` waiting jobs and nothing else, vacuumed (seed 001: "freshly vacuumed")."""
+    """Back to `backlog` waiting jobs and nothing else, vacuumed (the claim-rate article: "freshly vacuumed")."""
     execute(conn, "delete from q_data.job where state <> 'w'")
     waiting = execute(conn, "select count(*) from q_data.job where state = 'w'").fetchone()[0]
     fill_pgq(conn, backlog - waiting)

@@ -15,7 +15,7 @@ class Table:
 
 @dataclass
 class Target:
-    """One promise from issue 4 and whether this run kept it."""
+    """One goal of the benchmark (design.md#what-the-benchmarks-hold-pgq-to) and whether this run kept it."""
 
     name: str
     holds: bool | None  # None: not measured in this run

@@ -11,11 +11,11 @@ class Profile:
     reps: int  # runs per figure; the table shows their median
     sweep_clients: tuple[int, ...]
     sweep_seconds: int
-    backlog: int  # seed 001's 1.2M-row backlog
+    backlog: int  # the claim-rate article's 1.2M-row backlog
     sustained_seconds: int
     sustained_backlog: int
     drain_jobs: int
-    drain_cap_s: float  # a capped run reports jobs done / cap (seed 004's method)
+    drain_cap_s: float  # a capped run reports jobs done / cap (the Node benchmark's method)
     enqueue_one: int
     enqueue_inflight: int
     enqueue_bulk: int
@@ -62,7 +62,7 @@ class Profile:
     observe_reps: int = 9
     observe_loop_rounds: int = 15
     observe_loop_cycles: int = 1000
-    # concurrent producers (bench/measures/producers.py, issue 22): pgbench clients, seconds per run
+    # concurrent producers (bench/measures/producers.py): pgbench clients, seconds per run
     producers_clients: tuple[int, ...] = (1, 8, 50, 200)
     producers_seconds: int = 5
 

@@ -4,12 +4,11 @@ It never touches a Redis the system may run on 6379: it listens on no TCP
 port at all (`--port 0`), only on a socket in a fresh folder under /var/tmp,
 and it is stopped (SIGTERM, then SIGKILL) when the block ends.
 
-Persistence: `--save "" --appendonly no`, so Redis never writes to disk while
-it is measured. Seed 004 ran Debian's default config (RDB snapshots, no AOF):
-at the bench's sizes a snapshot would fork at most once a minute; either way
-Redis acknowledges writes before they reach disk, while PostgreSQL flushes
-every commit.
-"""
+Persistence: `--save "" --appendonly no`, so Redis never writes to disk while it
+is measured. The Node benchmark (design.md#the-node-benchmark) ran Debian's
+default config (RDB snapshots, no AOF): at the bench's sizes a snapshot would
+fork at most once a minute; either way Redis acknowledges writes before they
+reach disk, while PostgreSQL flushes every commit. """
 
 from __future__ import annotations
 

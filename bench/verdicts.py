@@ -1,4 +1,5 @@
-"""Issue 15's side-by-side goals as Targets: pgq ahead of a contender on one row, measured in this run."""
+"""The side-by-side goals as Targets: pgq ahead of a contender on one row, measured in this run
+(design.md#what-the-benchmarks-hold-pgq-to)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@
 --
 -- Why: the autovacuum launcher wakes every autovacuum_naptime (default 1 min).
 -- A queue table at 10,000 claims/s piles up dead index entries faster than
--- that; seed 001 measured 16,141 -> 5,770 claims/s within one minute with
--- stock settings and a flat 15,400-16,700/s with these.
+-- that; the claim-rate article measured 16,141 -> 5,770 claims/s within one
+-- minute with stock settings and a flat 15,400-16,700/s with these
+-- (design.md#autovacuum-is-told-the-table-is-a-queue).
 alter system set autovacuum_naptime = '5s';
 select pg_reload_conf();

@@ -19,7 +19,8 @@ Handler = Callable[[dict[str, Any]], None]
 
 
 def payload(i: int, t: float | None = None) -> dict[str, Any]:
-    """Seed 004's job: { userId, email, template }, about 70 bytes of JSON (plus t for latency runs)."""
+    """The Node benchmark's job (design.md#the-node-benchmark): { userId, email, template }, about 70 bytes
+    of JSON (plus t for latency runs)."""
     p: dict[str, Any] = {"userId": i, "email": f"user{i}@example.com", "template": "welcome-email"}
     if t is not None:
         p["t"] = t
@@ -59,7 +60,7 @@ def run_threads(workers: int, make: Callable[[int], Loop], cap_s: float) -> Work
 
     A loop runs until its queue is empty, adding jobs done to counts[i]. The run
     ends when every thread has returned or at the cap (stop is set; jobs done so
-    far count: seed 004's "a capped run reports jobs processed / cap").
+    far count: the Node benchmark's "a capped run reports jobs processed / cap").
     """
     stop = threading.Event()
     counts = [0] * workers
@@ -137,7 +138,7 @@ def listen_loops(
 
     connect(autocommit) opens a connection; claim_one(conn) takes at most one
     job inside the loop's transaction and returns its payloads, which go to
-    on_job before the transaction ends (seed 004's loop holds its claim so).
+    on_job before the transaction ends (the Node benchmark's loop holds its claim so).
     """
     wake = threading.Condition()
     stop = threading.Event()

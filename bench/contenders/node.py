@@ -1,4 +1,5 @@
-"""Seed 004's Node contenders: pg-boss, BullMQ on Redis, BullMQ on PostgreSQL (bench/node/).
+"""The Node benchmark's contenders (design.md#the-node-benchmark): pg-boss, BullMQ on Redis, BullMQ on
+PostgreSQL (bench/node/).
 
 Each adapter drives one `node bench/node/harness.mjs` process over JSON lines
 (request on stdin, reply on stdout) and offers the same methods as the Python

@@ -37,7 +37,7 @@ def drainers(server: Server) -> list[Any]:
 
 
 def others(server: Server, *, node_ones: bool = True, pgmq: bool = True) -> tuple[list[Any], list[str]]:
-    """pgmq and seed 004's Node contenders (pg-boss, BullMQ on Redis/PostgreSQL) that can run here,
+    """pgmq and the Node benchmark's contenders (pg-boss, BullMQ on Redis/PostgreSQL) that can run here,
     and a note for each one skipped and why (a missing tool is never an error)."""
     out: list[Any] = []
     notes: list[str] = []

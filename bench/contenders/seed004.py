@@ -1,4 +1,5 @@
-"""Seed 004's hand-written worker: claim-delete inside a transaction that stays open while the job runs.
+"""The Node benchmark's hand-written worker (design.md#the-node-benchmark): claim-delete inside a
+transaction that stays open while the job runs.
 
 `BEGIN; DELETE FROM jobs WHERE id IN (SELECT id ... FOR UPDATE SKIP LOCKED LIMIT k)
 RETURNING id, payload;` run the handler(s); `COMMIT`. One polling loop and

@@ -1,10 +1,10 @@
 """15. Cancel reaches the running handler: the time from `q.cancel` returning to the handler seeing it.
 
-Issue 24's goal: p50 ≤ 50 ms. `q.cancel` of a running job sends NOTIFY pgq_cancel_<session key> to
-the worker session holding the claim; the Python worker, which LISTENs on its key's channel,
-heartbeats that job at once (the database's answer decides), then sets the thread handler's stop
-flag (its `job.wait()` returns) or cancels the async handler's task. Without it a handler learns it
-at its next heartbeat: lease/3, 20 s at the 60 s lease used here.
+The goal (design.md#results-and-dependencies): p50 ≤ 50 ms. `q.cancel` of a running job sends NOTIFY
+pgq_cancel_<session key> to the worker session holding the claim; the Python worker, which LISTENs
+on its key's channel, heartbeats that job at once (the database's answer decides), then sets the
+thread handler's stop flag (its `job.wait()` returns) or cancels the async handler's task. Without
+it a handler learns it at its next heartbeat: lease/3, 20 s at the 60 s lease used here.
 
 One pgq_client.Worker (threads) and one AsyncWorker on a database at head, lease 60 s; each job's
 handler waits (`job.wait(30)` / `asyncio.sleep(30)`) until told to stop; the bench cancels it from

@@ -1,4 +1,5 @@
-"""The claim path, profiled (`make bench-profile`): where q.claim's time goes against seed 001's raw UPDATE.
+"""The claim path, profiled (`make bench-profile`): where q.claim's time goes against the raw UPDATE
+of design.md#the-claim-rate-article.
 
 Runs on the harness's own cluster only (it restarts it with
 shared_preload_libraries = 'pg_stat_statements,auto_explain' and restores the
@@ -78,7 +79,7 @@ CASES: list[tuple[str, str, str, int, str]] = [
      1, "pgq"),
 ]
 NESTED_TOP = 14
-# seed 001's claim as one statement (pgbench's :client_id filled in)
+# the claim-rate article's claim as one statement (pgbench's :client_id filled in)
 RAW_CLAIM = (SQL / "pgbench" / "raw_claim.sql").read_text().strip().rstrip(";").replace(":client_id", "1")
 
 

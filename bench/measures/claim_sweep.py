@@ -1,6 +1,6 @@
-"""1. pgbench claim sweep (seed 001's method) with the durable-commit ceiling.
+"""1. pgbench claim sweep (the method of design.md#the-claim-rate-article) with the durable-commit ceiling.
 
-pgq's SQL functions and seed 001's raw claim run under pgbench on the same
+pgq's SQL functions and the article's raw claim run under pgbench on the same
 backlog (1.2M waiting rows in the full profile), at each client count, one
 after the other within each run. Before every pgbench run the table is put
 back to the backlog (claimed rows deleted, topped up) and vacuumed.

@@ -1,8 +1,8 @@
-"""3. Drain 50,000 no-op jobs with 1 and 10 workers, batch 1 and 50 (seed 004's table).
+"""3. Drain 50,000 no-op jobs with 1 and 10 workers, batch 1 and 50 (design.md#the-node-benchmark's table).
 
 Each run loads the backlog (not timed), starts the workers and times until the
 queue is empty. Runs are capped; a capped run reports jobs done / cap, as in
-seed 004. Contenders alternate within each run.
+that article. Contenders alternate within each run.
 """
 
 from __future__ import annotations
@@ -110,7 +110,8 @@ def run(ctx: Context) -> Section:
 
 
 def _versus_others(med: dict[tuple[str, int, int], float], others: list, workers: tuple[int, ...]) -> list[Target]:
-    """Issue 15: pgq ahead of pgmq (thin loop and Worker), pg-boss and BullMQ on PostgreSQL on every drain row."""
+    """pgq ahead of pgmq (thin loop and Worker), pg-boss and BullMQ on PostgreSQL on every drain row
+    (design.md#what-the-benchmarks-hold-pgq-to)."""
     thin, worker = registry.PGQ_THIN, registry.PGQ_WORKER
     wd = registry.WORKER_DEFAULT_BATCH
     out: list[Target] = []

@@ -1,4 +1,4 @@
-"""4. Enqueue speed (seed 004): one at a time, 50 in flight, bulk calls of 500."""
+"""4. Enqueue speed (design.md#the-node-benchmark): one at a time, 50 in flight, bulk calls of 500."""
 
 from __future__ import annotations
 

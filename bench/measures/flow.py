@@ -1,4 +1,4 @@
-"""Flow control (issue 11): what limits cost a claim, and whether a rate holds.
+"""Flow control (design.md#flow-control-without-a-hot-row): what limits cost a claim, and whether a rate holds.
 
 1. pgbench, 10 clients, `q.claim(queue, 10)` + `q.complete_many` on five
    queues side by side in one run (each in its own database, the same backlog

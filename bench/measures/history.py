@@ -1,4 +1,5 @@
-"""8. History does not slow claims (seed 001): 1.8M finished jobs retained vs a clean table.
+"""8. History does not slow claims (design.md#finished-jobs-leave-the-hot-table): 1.8M finished jobs
+retained vs a clean table.
 
 Two pgq databases with the same 200,000 waiting jobs; one also retains 1.8
 million completed jobs (the queue has keep_completed on, so they sit in

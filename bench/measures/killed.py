@@ -1,4 +1,5 @@
-"""6. Killed worker (seed 004): SIGKILL the process holding a job; time until another worker runs it.
+"""6. Killed worker (design.md#the-node-benchmark): SIGKILL the process holding a job; time until
+another worker runs it.
 
 A child process claims the only job and sleeps in its handler; 200 ms later
 the parent SIGKILLs it, starts a fresh worker at once and times from the kill
@@ -131,7 +132,8 @@ def run(ctx: Context) -> Section:
     )
 
 
-# The settings under which a dead worker's job comes back soonest (defaults: 60 s for both, seed 004).
+# The settings under which a dead worker's job comes back soonest (defaults: 60 s for both,
+# design.md#the-node-benchmark).
 RECOVERY = {
     "pgboss": ("queue `expireInSeconds: 2`, `instanceHeartbeatSeconds: 1`, `superviseIntervalSeconds: 1`, "
                "worker polling every 0.5 s"),
@@ -141,7 +143,7 @@ RECOVERY = {
 
 
 def _node_runs(ctx: Context, c: node.NodeContender, label: str) -> list[float]:
-    """Seed 004's method for a Node contender: a node process holding the job is SIGKILLed 200 ms in."""
+    """The Node benchmark's method for a Node contender: a node process holding the job is SIGKILLed 200 ms in."""
     out: list[float] = []
     c.setup()
     try:

@@ -1,4 +1,4 @@
-"""5. Idle pickup latency (seed 004): 10 idle workers, jobs added at 20/s.
+"""5. Idle pickup latency (design.md#the-node-benchmark): 10 idle workers, jobs added at 20/s.
 
 The producer runs in its own process and writes time.time() into each payload
 just before its enqueue call; the handler subtracts it when it starts the
@@ -183,7 +183,8 @@ def run(ctx: Context) -> Section:
 
 
 def _versus_others(w: list[float], lat: dict[str, list[float]]) -> list[Target]:
-    """Issue 15: ahead of pg-boss, BullMQ on PostgreSQL and pgmq; within 1.2x of BullMQ on Redis."""
+    """Ahead of pg-boss, BullMQ on PostgreSQL and pgmq; within 1.2x of BullMQ on Redis
+    (design.md#what-the-benchmarks-hold-pgq-to)."""
     out: list[Target] = []
     for other, within in (("pgmq (SQL-only install)", 1.0), ("pg-boss", 1.0), ("BullMQ on PostgreSQL", 1.0),
                           ("BullMQ on Redis", 1.2)):

@@ -1,4 +1,5 @@
-"""4b. Concurrent producers (issue 22): one `q.enqueue` per transaction from 1 to 200 pgbench clients.
+"""4b. Concurrent producers (design.md#wake-ups-on-demand): one `q.enqueue` per transaction from 1 to
+200 pgbench clients.
 
 PostgreSQL holds one cluster-wide lock through the whole commit of every
 transaction that sent a NOTIFY, so when every enqueue notified, producers
@@ -83,7 +84,8 @@ def producer_counts(wanted: tuple[int, ...], max_connections: int, reserve: int 
 
 
 def targets(med: dict[tuple[str, int], float], counts: list[int]) -> list[Target]:
-    """Issue 22's targets at 8 and 50 producers: on ≥ 0.9x off, ≥ 0.8x plain INSERT, ahead of pgmq's send."""
+    """The targets at 8 and 50 producers (design.md#wake-ups-on-demand): on ≥ 0.9x off, ≥ 0.8x plain
+    INSERT, ahead of pgmq's send."""
     out: list[Target] = []
     for n in (8, 50):
         if n not in counts:

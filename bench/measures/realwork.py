@@ -1,4 +1,4 @@
-"""10. Real work (seed 004): 20,000 jobs of 10 ms each, 50 in flight, as a share of 5,000 jobs/s."""
+"""10. Real work (design.md#the-node-benchmark): 20,000 jobs of 10 ms each, 50 in flight, as a share of 5,000 jobs/s."""
 
 from __future__ import annotations
 

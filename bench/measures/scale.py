@@ -215,7 +215,8 @@ def history_curve(ctx: Context, notes: list[str]) -> dict[int, dict[str, float]]
 
 
 def _flat(name: str, curve: dict[Any, float], unit: str) -> Target:
-    """Issue 15: a hot-path figure at the largest size is at least 0.9x the smallest."""
+    """A hot-path figure at the largest size is at least 0.9x the smallest
+    (design.md#what-the-benchmarks-hold-pgq-to)."""
     if len(curve) < 2:
         return Target(name=name, holds=None, detail="fewer than two sizes measured")
     keys = list(curve)

@@ -1,4 +1,5 @@
-"""13. Schedules (issue 12): fire lateness, the cost of a reap turn, and claims beside 10,000 schedules.
+"""13. Schedules (design.md#schedules-fired-by-the-reaper): fire lateness, the cost of a reap turn,
+and claims beside 10,000 schedules.
 
 * Lateness: one pgq worker (`App` with default settings, reaper every 1 s)
   and `schedules_ticks` schedules `every 1 second`, for `schedules_lateness_s`.

@@ -1,10 +1,10 @@
-"""9. Seed 000's sweep: jobs that sleep 100 ms, 1 to 128 workers, three ways to connect.
+"""9. The one-CPU sweep (design.md#the-one-cpu-sweep): jobs that sleep 100 ms, 1 to 128 workers, three ways to connect.
 
 Each worker is a thread: claim one job, sleep 100 ms, complete it, timing the
-claim and the complete queries (seed 000's method). Connection modes: a
+claim and the complete queries (the article's method). Connection modes: a
 connection per worker, a shared psycopg_pool of 20, and PgBouncer in
 transaction mode (pool 20; pgq claims lease-only there, owner 0, and psycopg
-prepares nothing). Seed 000's own raw queue runs with direct connections for
+prepares nothing). The article's own raw queue runs with direct connections for
 reference. One run per step, like the seed; every step starts from a fresh
 backlog, vacuumed.
 """

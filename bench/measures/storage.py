@@ -1,4 +1,4 @@
-"""7. Bytes per waiting job (seed 004): growth of all tables + indexes for 100,000 waiting jobs."""
+"""7. Bytes per waiting job (design.md#the-node-benchmark): growth of all tables + indexes for 100,000 waiting jobs."""
 
 from __future__ import annotations
 

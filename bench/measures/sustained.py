@@ -1,7 +1,8 @@
-"""2. The sustained minute (seed 001): 8 pgbench clients claiming for 60 s, per 10 s.
+"""2. The sustained minute (design.md#autovacuum-is-told-the-table-is-a-queue): 8 pgbench clients
+claiming for 60 s, per 10 s.
 
-Three databases, each seeded fresh with the backlog and vacuumed: seed 001's
-raw table with stock autovacuum (table and server: autovacuum_naptime 1min);
+Three databases, each seeded fresh with the backlog and vacuumed: the claim-rate
+article's raw table with stock autovacuum (table and server: autovacuum_naptime 1min);
 pgq's default install, which is both halves of its autovacuum tuning as the
 README's install steps and the embedded default apply them (the migrations'
 per-table settings and sql/server_settings.sql's autovacuum_naptime 5s); and,

@@ -1,10 +1,11 @@
 """14. Workflows: what a completion costs when the job has children, and a fan-in of many parents.
 
-Issue 24's goals: q.complete of a job with up to 10 children within 1.5x of the plain
-complete (p50 and p95), and a fan-in of 10,000 parents into one child completes with no
-completion above 2x the plain one. A child becomes waiting in the transaction that
-completes its last parent (a counter on the child row, no background resolver), so each
-parent's completion updates its children's rows: that is the cost measured here.
+The goals (design.md#results-and-dependencies): q.complete of a job with up to 10 children
+within 1.5x of the plain complete (p50 and p95), and a fan-in of 10,000 parents into one
+child completes with no completion above 2x the plain one. A child becomes waiting in the
+transaction that completes its last parent (a counter on the child row, no background
+resolver), so each parent's completion updates its children's rows: that is the cost
+measured here.
 
 One database at head. Each figure is the client's time for `select q.complete(id, token)`
 in autocommit (the call and its commit), one job per call, on one connection:

@@ -3,7 +3,7 @@
 -- experiments for a future revision (sql/ is the only SQL pgq ships).
 create schema alt;
 
--- 1. q.claim's statement, inline, returning only what seed 001's returns.
+-- 1. q.claim's statement, inline, returning only what the claim-rate article's claim returns.
 create function alt.claim_narrow_return(queue_id integer)
 returns bigint language sql volatile as $$
   update q_data.job j

@@ -1,4 +1,4 @@
--- Seed 000's table and partial index, verbatim.
+-- The one-CPU sweep's table and partial index, verbatim (design.md#the-one-cpu-sweep).
 create table jobs (
   id          bigint generated always as identity primary key,
   payload     jsonb       not null default '{}',

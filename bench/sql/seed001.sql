@@ -1,4 +1,5 @@
--- Seed 001's hand-written queue: its table and its partial index, verbatim.
+-- The claim-rate article's hand-written queue (design.md#the-claim-rate-article):
+-- its table and its partial index, verbatim.
 -- Stock autovacuum: no storage parameters (the seed's "stock configuration").
 create table jobs (
   id bigserial primary key,

@@ -1,4 +1,4 @@
--- Seed 004's "SKIP LOCKED, my 60 lines" queue: table, index and the
+-- The Node benchmark's "SKIP LOCKED, my 60 lines" queue (design.md#the-node-benchmark): table, index and the
 -- statement-level NOTIFY trigger, verbatim.
 create table jobs (
   id bigint generated always as identity primary key,

@@ -569,7 +569,7 @@ select results_eq(
             ('created_at', 'timestamp with time zone'), ('updated_at', 'timestamp with time zone') $$,
   'q.schedule_info has the documented columns, in order');
 
--- Results (issue 24, revision 0009).
+-- Results (revision 0009, design.md#results-and-dependencies).
 select has_function('q', 'result', array['bigint'], 'q.result(bigint) exists');
 select has_function('q', 'results', array['bigint[]'], 'q.results(bigint[]) exists');
 select has_function('q', 'await_results', array['bigint[]', 'interval'], 'q.await_results(bigint[], interval) exists');

@@ -1,4 +1,4 @@
--- Wake-ups on demand (issue 22): a claim made with pgq.listening = on and an
+-- Wake-ups on demand (design.md#wake-ups-on-demand): a claim made with pgq.listening = on and an
 -- owner key records in q_data.waiter whether its session now waits for the
 -- queue. Short (with pgq.wait_when = empty, as the worker sends: empty): it
 -- waits (and pgq.claim_waiting = 'new' the first time); otherwise the wait ends. Without the setting, or without a key, nothing

@@ -1,4 +1,4 @@
--- A batch claim returns its rows in claim order (issue 9, item 8):
+-- A batch claim returns its rows in claim order (design.md#batch-claims-in-claim-order):
 -- highest priority first, then place in line, and a released job keeps its
 -- place. 0002 returned UPDATE ... RETURNING's physical order: priorities
 -- 0, 7, 0, 3 enqueued as jobs 1-4 came back as 1, 2, 3, 4, not 2, 4, 1, 3.

@@ -1,4 +1,4 @@
--- idempotency_key names a whole call (issue 9, item 10): a producer whose
+-- idempotency_key names a whole call (design.md#retrying-a-bulk-enqueue): a producer whose
 -- COMMIT reply was lost retries with the same key and gets the same ids,
 -- and nothing is added, even after the jobs finished. The receipt is kept
 -- 24 hours; q.reap deletes older ones. The same key for a call of another

@@ -1,4 +1,4 @@
--- Bounded storage per job (issue 9, item 4): each error entry keeps at most
+-- Bounded storage per job (design.md#bounded-storage-per-job): each error entry keeps at most
 -- 4,096 characters of message (then a "[truncated: N characters in all]"
 -- marker) and a job keeps its newest 20 entries, on every path that writes
 -- errors: q.fail, q.fail_many, q.reap (lost claims) and q.retry. In 0002 an

@@ -1,5 +1,5 @@
 -- q.limits's running is the queue's running jobs also when the queue has no
--- concurrency limit (issue 23 item 4: the Limits page said "running 0 /
+-- concurrency limit (design.md#held-jobs-are-visible: the Limits page said "running 0 /
 -- unlimited" while jobs of a keyed queue ran); with one, the slots taken.
 begin;
 select plan(2);

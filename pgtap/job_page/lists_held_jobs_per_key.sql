@@ -1,5 +1,5 @@
 -- q.job_page(state => 'held') lists the jobs held back by their concurrency
--- key (0008, issue 23 item 4: the Queues page counted them and no list showed
+-- key (0008, design.md#held-jobs-are-visible: the Queues page counted them and no list showed
 -- them): per key in admission order (priority first, then id), keys in
 -- order, keyset-paged through job_held_idx.
 begin;

@@ -1,4 +1,4 @@
--- A text search reads a bounded part of each job (0008, issue 21 item 7: over
+-- A text search reads a bounded part of each job (0008, design.md#a-bounded-search: over
 -- ~1 MiB payloads it took 9.2 s): the first 65,536 characters of the payload's
 -- JSON text, nothing of a payload stored larger than 64 KiB, and the last
 -- 65,536 characters of the errors.

@@ -1,4 +1,4 @@
--- Regression (issue 23 item 7): a short claim on a key-rate queue says
+-- Regression (design.md#short-claims-explain-themselves): a short claim on a key-rate queue says
 -- key_rate and a positive pgq.claim_retry_in as long as jobs are put off,
 -- however many other scheduled jobs (delays, retries) come before the first
 -- put-off one. Until 0009 the claim looked at the queue's first 100 scheduled

@@ -136,14 +136,14 @@ insert into matrix values
   ('lock_wait_failed',        false, false, false, false),
   ('restart_grace',           false, false, false, false),
   ('server_began',            false, false, false, false),
-  -- results (issue 24): read by whoever may enqueue, work or view; awaited by producers and workers
+  -- results (design.md#results-and-dependencies): read by whoever may enqueue, work or view; awaited by producers and workers
   ('result',                  true,  true,  true,  true),
   ('results',                 true,  true,  true,  true),
   ('await_results',           true,  true,  true,  false),
   ('wake_result_waiters',     false, false, false, false),
   ('keep_result',             false, false, false, false),
   ('purge_results',           false, false, false, false),
-  -- q.parent_results (issue 24): a child's inputs, read by its worker
+  -- q.parent_results: a child's inputs, read by its worker
   ('parent_results',          false, true,  true,  false);
 
 -- pgq_monitor's functions (all of them also the viewer's).
@@ -178,7 +178,7 @@ select function_privs_are(
  order by p.proname, r.role;
 
 -- Direct grants are exactly one role per public function (the results reads
--- and q.await_results, issue 24, are granted to each role that calls them) (admin reaches the
+-- and q.await_results are granted to each role that calls them) (admin reaches the
 -- producer and worker calls through membership, not through extra grants),
 -- and none at all for internal functions: nobody but the owner.
 select results_eq(

@@ -1,4 +1,4 @@
--- pgq_monitor (0008, issue 21): what an exporter needs (q.stats, q.throughput,
+-- pgq_monitor (0008, design.md#a-monitoring-role-without-payloads): what an exporter needs (q.stats, q.throughput,
 -- q.throughput_totals, q.limits, q.health) and nothing that carries a
 -- payload, an error text or a job list; it changes nothing. pgq_viewer is a
 -- member (it sees what a monitor sees), and pgq_admin through the viewer.

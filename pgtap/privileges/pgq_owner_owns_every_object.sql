@@ -1,6 +1,6 @@
 -- pgq's objects belong to the NOLOGIN role pgq_owner, so the SECURITY
 -- DEFINER functions run with the rights of pgq's own objects, not as the
--- superuser that installed pgq (issue 9). Alembic's version table stays
+-- superuser that installed pgq (design.md#locks-no-other-role-can-take). Alembic's version table stays
 -- with the migration runner.
 begin;
 select plan(6);

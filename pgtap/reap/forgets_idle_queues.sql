@@ -1,4 +1,4 @@
--- q.reap deletes idle queues (0008, issue 21 item 5): default settings, no
+-- q.reap deletes idle queues (0008, design.md#queue-names-cost-nothing-when-idle): default settings, no
 -- job, no history, no schedule, no outcome still in q_data.throughput (a
 -- day), and over an hour old. Anything else stays. Ages are set by moving
 -- created_at back. (The race with an uncommitted enqueue needs two sessions:

@@ -1,5 +1,5 @@
 -- q_data.queue's rules are one CHECK constraint, settings_are_valid, calling
--- q.check_queue_settings (0008, issue 21 item 5): PostgreSQL rebuilds every
+-- q.check_queue_settings (0008, design.md#queue-names-cost-nothing-when-idle): PostgreSQL rebuilds every
 -- CHECK expression of a table from its text at each INSERT, and 17 of them
 -- made an enqueue into a new queue name cost ~1.6x 0002's. The rules hold as
 -- before, and a violation names the rule.

@@ -1,5 +1,5 @@
 -- Held jobs (their concurrency key's slots are taken) are counted in held,
--- not in waiting (0008, issue 23 item 4: the Queues page said "waiting 3" and
+-- not in waiting (0008, design.md#held-jobs-are-visible: the Queues page said "waiting 3" and
 -- its list showed none). waiting is what a claim can take now.
 begin;
 select plan(2);

@@ -1,4 +1,4 @@
--- q.stats lists ACTIVE queues only (0008, issue 21 item 5: 0007 visited every
+-- q.stats lists ACTIVE queues only (0008, design.md#queue-names-cost-nothing-when-idle: 0007 visited every
 -- queue name ever used, ~0.1 ms each): a queue with jobs, history, settings
 -- other than the defaults, a schedule or an outcome in the last hour. Idle
 -- names come with include_idle => true. At most max_queues rows per call, in

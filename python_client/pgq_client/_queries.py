@@ -64,7 +64,8 @@ def oldest_form(forms: Forms, optional: Mapping[str, object]) -> tuple[str, tupl
 
 
 CLAIM = "select * from q.claim(queue => %s, n => %s, lease => %s, owner => %s)"
-# One statement for any client: the jobs with why the claim came back short (issue 23 item 7).
+# One statement for any client: the jobs with why the claim came back short
+# (design.md#short-claims-explain-themselves).
 CLAIM_EXPLAINED = "select * from q.claim_explained(queue => %s, n => %s, lease => %s, owner => %s)"
 COMPLETE = "select q.complete(id => %s, token => %s)"
 COMPLETE_MANY = "select id from q.complete_many(ids => %s, tokens => %s) as id"
@@ -255,9 +256,9 @@ ROUND_BRANCHES = {
     "claim": "select 'j'::text as kind, j.id, null::text as status, j.queue, j.payload, j.attempt, j.crashes,"
              " j.priority, j.token, j.lease_until from q.claim(queue => %s, n => %s, lease => %s, owner => %s) j",
 }
-# Flow control (issue 11): after a claim, one row when a limit cut it short (kind 'b'; status
-# 'concurrency', or 'rate <seconds until the next rate slot frees>'). q.claim sets these
-# transaction-local settings, and the Append runs this branch after the claim's.
+# Flow control (design.md#flow-control-without-a-hot-row): after a claim, one row when a limit cut
+# it short (kind 'b'; status 'concurrency', or 'rate <seconds until the next rate slot frees>').
+# q.claim sets these transaction-local settings, and the Append runs this branch after the claim's.
 ROUND_BRANCHES["blocked"] = (
     "select 'b'::text as kind, null::bigint as id,"
     " concat_ws(' ', current_setting('pgq.claim_blocked', true),"
@@ -273,9 +274,10 @@ ROUND_BRANCHES["listening"] = (
     " from (select set_config('pgq.listening', 'on', true) as s,"
     " set_config('pgq.wait_when', 'empty', true) as e) l where l.s is null"
 )
-# Wake-ups on demand (issue 22): after a listening claim, one row (kind 'w') when that claim started
-# its session's wait for the queue (q.claim sets pgq.claim_waiting = 'new'): the worker claims once
-# more before it sleeps, so a job committed while the wait began is not left for the poll.
+# Wake-ups on demand (design.md#wake-ups-on-demand): after a listening claim, one row (kind 'w')
+# when that claim started its session's wait for the queue (q.claim sets pgq.claim_waiting = 'new'):
+# the worker claims once more before it sleeps, so a job committed while the wait began is not left
+# for the poll.
 ROUND_BRANCHES["waiting"] = (
     f"select 'w'::text as kind, null::bigint as id, null::text as status, {_NO_JOB}"
     " where current_setting('pgq.claim_waiting', true) = 'new'"

@@ -15,8 +15,8 @@ limits and server health; no payload, no error text, no other role's
 session details). ``pgq_viewer`` works too (it is a member of pgq_monitor),
 and so does ``pgq_admin``, but neither is needed.
 
-Cardinality is bounded whatever the number of queue names (revision 0008,
-issue 21: 600,002 series at 50,000 names in 0007):
+Cardinality is bounded whatever the number of queue names (revision 0008; 0007
+made 600,002 series at 50,000 names: design.md#queue-names-cost-nothing-when-idle):
 
 * at most ``max_queues_read`` (default 1000) queues are read per scrape:
   q.stats's ACTIVE queues (jobs, history, settings, a schedule or an outcome

@@ -1,10 +1,11 @@
--- Which concurrency keys are busy (revision 0009, issue 23 item 4): a
--- keyed queue's Limits line says how many keys have a busy slot; this says
--- which, the busiest first, with their running and held jobs, so an operator
--- sees that tenant 'acme' has 2 of 2 slots taken and 40 jobs held behind
--- them. Reads the busy key slots of the queue (at most key_concurrency per
--- busy key) and, for the top keys only, their held jobs through job_held_idx
--- (each count exact up to 10,000, 10,001 beyond).
+-- Which concurrency keys are busy (revision 0009,
+-- design.md#held-jobs-are-visible): a keyed queue's Limits line says how many
+-- keys have a busy slot; this says which, the busiest first, with their
+-- running and held jobs, so an operator sees that tenant 'acme' has 2 of 2
+-- slots taken and 40 jobs held behind them. Reads the busy key slots of the
+-- queue (at most key_concurrency per busy key) and, for the top keys only,
+-- their held jobs through job_held_idx (each count exact up to 10,000, 10,001
+-- beyond).
 create or replace function q.busy_keys(
   queue     text    default null,
   max_rows  integer default 10

@@ -1,6 +1,7 @@
 -- q.claim for callers in REPEATABLE READ or SERIALIZABLE. Their snapshot is
 -- fixed, so locking a row another worker claimed after it was taken raises a
--- serialization failure (seed 002: at ~1000 claims/s most dequeues failed).
+-- serialization failure (the DBOS article: at ~1000 claims/s most dequeues
+-- failed; design.md#read-committed-not-repeatable-read).
 -- Here each candidate is locked in its own subtransaction and stepped over on
 -- that error, so the caller gets jobs instead of a failure storm.
 create or replace function q.claim_under_snapshot(

@@ -1,14 +1,14 @@
 -- Makes slot n of a concurrency key (held by job_id, or free when NULL) without
 -- waiting on another transaction: one that is making the same row and has not
 -- committed yet would make this INSERT wait for its end (the unique check), for
--- as long as a producer leaves its transaction open (issue 21). After 10 ms it
--- gives up and says so; the caller then holds its job and lists the key for the
--- reaper's sweep (sql/schema/065_flow.sql). The exception block is a
--- subtransaction, entered only when a row is made, not per enqueue; a
--- transaction that makes more than 64 of them (an enqueue_many of many new
--- keys) overflows its backend's subtransaction cache, which makes other
--- sessions' snapshots consult pg_subtrans until it ends: keep such batches in
--- short transactions.
+-- as long as a producer leaves its transaction open
+-- (design.md#bounded-flow-control-storage). After 10 ms it gives up and says
+-- so; the caller then holds its job and lists the key for the reaper's sweep
+-- (sql/schema/065_flow.sql). The exception block is a subtransaction, entered
+-- only when a row is made, not per enqueue; a transaction that makes more than
+-- 64 of them (an enqueue_many of many new keys) overflows its backend's
+-- subtransaction cache, which makes other sessions' snapshots consult
+-- pg_subtrans until it ends: keep such batches in short transactions.
 create or replace function q.flow_add_key_slot(queue_id integer, key text, n smallint, job_id bigint)
 returns boolean
 language plpgsql

@@ -1,12 +1,13 @@
--- Wake-ups on demand (issue 22), the claimer's side; q.claim calls this at
--- the end of a claim made with pgq.listening = on and an owner key (the
--- worker runtime sends the setting in its round statement; a LISTEN loop of
--- one's own can SET it). A claim that came back short (with pgq.wait_when =
--- empty: empty) means "wake me": the owner's session is recorded as waiting
--- for the queue (q_data.waiter), and the setting pgq.claim_waiting says 'new'
--- when this claim started the wait, so that the caller claims once more
--- before it sleeps (the race: see sql/triggers/notify_enqueued.sql). Any
--- other claim ends the wait: its worker claims again without being told.
+-- Wake-ups on demand (design.md#wake-ups-on-demand), the claimer's side;
+-- q.claim calls this at the end of a claim made with pgq.listening = on and an
+-- owner key (the worker runtime sends the setting in its round statement; a
+-- LISTEN loop of one's own can SET it). A claim that came back short (with
+-- pgq.wait_when = empty: empty) means "wake me": the owner's session is
+-- recorded as waiting for the queue (q_data.waiter), and the setting
+-- pgq.claim_waiting says 'new' when this claim started the wait, so that the
+-- caller claims once more before it sleeps (the race: see
+-- sql/triggers/notify_enqueued.sql). Any other claim ends the wait: its worker
+-- claims again without being told.
 --
 -- Only at READ COMMITTED (the worker's level): the trigger's argument needs
 -- the claim after the wait to see everything committed before it began.

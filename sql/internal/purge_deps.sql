@@ -1,10 +1,11 @@
--- The reaper's pass over the graph tables (issue 24): edges of children that
--- ended longer ago than their queue's retention, and fired batches older than
--- their callback queue's retention, with their members' q_data.batch_done
--- rows. Without it every edge and batch ever made stays (the growth 0008 fixed
--- for key slots). Bounded: at most max_rows children, edges, batches and
--- member rows per call; a child with more edges than that loses them over
--- several reaps, and its q_data.job_dep_ended row goes with its last edge.
+-- The reaper's pass over the graph tables (design.md#results-and-dependencies):
+-- edges of children that ended longer ago than their queue's retention, and
+-- fired batches older than their callback queue's retention, with their
+-- members' q_data.batch_done rows. Without it every edge and batch ever made
+-- stays (the growth 0008 fixed for key slots). Bounded: at most max_rows
+-- children, edges, batches and member rows per call; a child with more edges
+-- than that loses them over several reaps, and its q_data.job_dep_ended row
+-- goes with its last edge.
 --
 -- Children are visited per queue (a loose index scan of job_dep_ended_at_idx,
 -- as q.purge_results), so a queue with a long retention never makes the scan

@@ -27,8 +27,8 @@ create type q.queue_stats as (
   waiting_exact    boolean,
   scheduled_exact  boolean,
   dead_exact       boolean,
-  -- Added by revision 0008 (issue 23): jobs held back by their concurrency
-  -- key (state h), no longer counted in waiting.
+  -- Added by revision 0008 (design.md#held-jobs-are-visible): jobs held back
+  -- by their concurrency key (state h), no longer counted in waiting.
   held             bigint,
   held_exact       boolean,
   -- Added by revision 0010: jobs that wait for parents (state p) and jobs on

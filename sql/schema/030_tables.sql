@@ -33,8 +33,9 @@ comment on column q_data.queue.retention is
   'How long q_data.job_history keeps finished jobs of this queue; q.reap deletes older ones.';
 
 -- The hot table: waiting, scheduled and running jobs only. Finished jobs leave
--- it, so claims never walk past them (seed 001: a plain index over 1.8M done
--- rows made claims 470x slower).
+-- it, so claims never walk past them (the claim-rate article: a plain index
+-- over 1.8M done rows made claims 470x slower;
+-- design.md#finished-jobs-leave-the-hot-table).
 --
 -- Layout notes, measured for bytes per waiting job:
 -- * No primary-key index. Waiting jobs carry one index entry (the claim index),
@@ -64,8 +65,9 @@ create table q_data.job (
   constraint max_attempts_is_positive check (max_attempts > 0)
 ) with (
   -- A queue table churns: every job is inserted, updated and deleted within
-  -- seconds. Vacuum it at 2% dead rows instead of 20%, unthrottled (seed 001:
-  -- stock settings decayed 16,141 -> 5,770 claims/s within a minute).
+  -- seconds. Vacuum it at 2% dead rows instead of 20%, unthrottled (the
+  -- claim-rate article: stock settings decayed 16,141 -> 5,770 claims/s within
+  -- a minute; design.md#autovacuum-is-told-the-table-is-a-queue).
   autovacuum_vacuum_scale_factor = 0.02,
   autovacuum_vacuum_threshold = 1000,
   autovacuum_vacuum_cost_delay = 0,

@@ -1,4 +1,4 @@
--- Restart without re-runs (issue 25, revision 0009).
+-- Restart without re-runs (revision 0009, design.md#restarts-without-re-runs).
 --
 -- A claim's liveness key (q_data.session) dies with its backend, and a
 -- backend dies with its server: after a restart or a failover every claim

@@ -1,11 +1,12 @@
--- Flow control (issue 11): global concurrency per queue, concurrency per key,
--- ordered keys and rate limits, enforced inside q.claim at READ COMMITTED.
+-- Flow control (design.md#flow-control-without-a-hot-row): global concurrency
+-- per queue, concurrency per key, ordered keys and rate limits, enforced
+-- inside q.claim at READ COMMITTED.
 --
 -- The rule every part follows: no row that every claim must update. A limit
 -- is a set of SLOT ROWS, one per unit of the limit; a claimer locks free ones
 -- with FOR NO KEY UPDATE SKIP LOCKED, so claimers never wait on each other
 -- and never serialize on one counter row (solid_queue#97/#630: a semaphore
--- row updated per claim drove Postgres to 100% CPU; DBOS, seed 002: global
+-- row updated per claim drove Postgres to 100% CPU; the DBOS article: global
 -- flow control at REPEATABLE READ died of serialization failures past ~1,000
 -- jobs/s). A job that holds a slot records its number, and triggers on q_data.job
 -- give it back in the same transaction on every path that ends the hold
@@ -81,12 +82,13 @@ create table q_data.queue_slot (
 comment on table q_data.queue_slot is
   'Concurrency slots of queues with a concurrency limit: a running job holds one (job_id); claimers lock free ones with SKIP LOCKED.';
 
--- A key's slot rows, made one at a time as its jobs are admitted (issue 21,
--- revision 0008; up to 0007 a key got all K of them at first sight: one
--- enqueue_many of 1,000 fresh keys at K = 1000 wrote 1,000,000 rows). A row is
--- made when an admission finds no free row of its key and fewer than K rows,
--- passed from a finishing job to the key's next held job, freed when nobody is
--- held, and deleted by the reaper's sweep (q.flow_sweep) once free. The bound:
+-- A key's slot rows, made one at a time as its jobs are admitted (revision
+-- 0008, design.md#bounded-flow-control-storage; up to 0007 a key got all K of
+-- them at first sight: one enqueue_many of 1,000 fresh keys at K = 1000 wrote
+-- 1,000,000 rows). A row is made when an admission finds no free row of its key
+-- and fewer than K rows, passed from a finishing job to the key's next held
+-- job, freed when nobody is held, and deleted by the reaper's sweep
+-- (q.flow_sweep) once free. The bound:
 --
 --   rows per key <= the key's admitted jobs (waiting or running, K at most)
 --                   + rows freed since the last sweep (about a second)

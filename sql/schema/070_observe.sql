@@ -1,6 +1,6 @@
--- Observability (issue 13): throughput tallies, estimates for q.stats, and a
--- read-only role for dashboards. Everything here is new; nothing on the claim
--- path reads it.
+-- Observability (design.md#stats-without-a-hot-counter): throughput tallies,
+-- estimates for q.stats, and a read-only role for dashboards. Everything here
+-- is new; nothing on the claim path reads it.
 
 -- pgq_viewer may look (q.stats, q.throughput, q.explain, q.health, q.job_page,
 -- q.jobs) and change nothing: the role for a dashboard's read-only mode or a
@@ -25,11 +25,11 @@ grant usage on schema q to pgq_viewer;
 -- pgq_viewer reads every payload and every error (q.jobs, q.job_page,
 -- q.explain, q.schedules): whatever producers put there (card numbers,
 -- passwords) it sees. An exporter needs none of that: pgq_monitor (0008,
--- issue 21) may call only q.stats, q.throughput, q.throughput_totals,
--- q.limits and q.health, which return counts, queue names, settings and
--- server health, and q.health names other roles' sessions only to a caller
--- that may see them in pg_stat_activity. pgq_viewer is a member, so a viewer
--- sees what a monitor sees.
+-- design.md#a-monitoring-role-without-payloads) may call only q.stats,
+-- q.throughput, q.throughput_totals, q.limits and q.health, which return
+-- counts, queue names, settings and server health, and q.health names other
+-- roles' sessions only to a caller that may see them in pg_stat_activity.
+-- pgq_viewer is a member, so a viewer sees what a monitor sees.
 do $$
 begin
   if not exists (select from pg_catalog.pg_roles where rolname = 'pgq_monitor') then

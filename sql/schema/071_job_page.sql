@@ -1,4 +1,4 @@
--- Observability, part 2 (issue 13): the row type of q.job_page.
+-- Observability, part 2 (design.md#stats-without-a-hot-counter): the row type of q.job_page.
 
 -- One row of q.job_page: a job in a list, and the keyset to ask for the next page.
 create type q.job_page_row as (

@@ -1,7 +1,7 @@
--- Rate limits per concurrency key (issue 11, revision 0007): at most
--- key_rate jobs of one key start in any window of length key_per, the same
--- exact sliding window as the queue's rate (q_data.rate_slot), one set of slot
--- rows per key.
+-- Rate limits per concurrency key (revision 0007,
+-- design.md#flow-control-without-a-hot-row): at most key_rate jobs of one key
+-- start in any window of length key_per, the same exact sliding window as the
+-- queue's rate (q_data.rate_slot), one set of slot rows per key.
 --
 -- A key whose window is full must not make claims walk past its jobs. A
 -- claim that meets one puts it off: the job becomes scheduled (state s,

@@ -1,9 +1,9 @@
--- A claim that explains itself in one statement (revision 0009, issue 23
--- item 7): q.claim_explained returns these rows. Until 0009 why a claim came
--- back short was only in the transaction-local settings pgq.claim_blocked and
--- pgq.claim_retry_in, which a pooled one-statement client (autocommit, any
--- driver) cannot read after its statement: it learned nothing exactly when
--- the claim was empty.
+-- A claim that explains itself in one statement (revision 0009,
+-- design.md#short-claims-explain-themselves): q.claim_explained returns these
+-- rows. Until 0009 why a claim came back short was only in the
+-- transaction-local settings pgq.claim_blocked and pgq.claim_retry_in, which a
+-- pooled one-statement client (autocommit, any driver) cannot read after its
+-- statement: it learned nothing exactly when the claim was empty.
 create type q.explained_claim as (
   id           bigint,
   queue        text,

@@ -1,10 +1,11 @@
--- Wake-ups on demand (issue 22). PostgreSQL holds one cluster-wide lock
--- through the whole commit of every transaction that sent a NOTIFY, so when
--- every enqueue notified, concurrent producers committed one at a time. Now
--- an enqueue notifies only while a session waits for its queue: a row here,
--- written by q.claim (sql/functions/claim.sql) when a listening claim comes
--- back empty, deleted by the next listening claim of that session that finds
--- jobs, and by q.reap (through q_data.session) once the session has ended.
+-- Wake-ups on demand (design.md#wake-ups-on-demand). PostgreSQL holds one
+-- cluster-wide lock through the whole commit of every transaction that sent a
+-- NOTIFY, so when every enqueue notified, concurrent producers committed one at
+-- a time. Now an enqueue notifies only while a session waits for its queue: a
+-- row here, written by q.claim (sql/functions/claim.sql) when a listening claim
+-- comes back empty, deleted by the next listening claim of that session that
+-- finds jobs, and by q.reap (through q_data.session) once the session has
+-- ended.
 -- The first enqueue that finds a queue's rows takes them (deletes them, SKIP
 -- LOCKED) and sends the one NOTIFY (revision 0009, sql/triggers/notify_enqueued.sql);
 -- a worker that stops cleanly deletes its own (q.stop_waiting).

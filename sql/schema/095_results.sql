@@ -1,4 +1,5 @@
--- Job results, progress and awaiting them (issue 24, revision 0009).
+-- Job results, progress and awaiting them (revision 0009,
+-- design.md#results-and-dependencies).
 --
 -- A completed job leaves q_data.job (and q_data.job_history keeps it only with
 -- keep_completed), so a result needs a home of its own, with its own

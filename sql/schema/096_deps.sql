@@ -1,5 +1,5 @@
--- Dependencies and batches (issue 24): a job can wait for other jobs (its
--- parents) and a batch of jobs can have one callback job.
+-- Dependencies and batches (design.md#results-and-dependencies): a job can wait
+-- for other jobs (its parents) and a batch of jobs can have one callback job.
 --
 -- Added with ALTER, not in 030_tables.sql, so that install.sql and the
 -- Alembic revision build the same column order.

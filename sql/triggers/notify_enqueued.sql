@@ -6,16 +6,16 @@
 -- the notification queue is filling, so it never fails a commit
 -- (q.notify_allowed).
 --
--- Why on demand (issue 22). PostgreSQL serializes the commits of every
--- transaction that sent a NOTIFY: one cluster-wide lock (the heavyweight lock
--- on database object 0, wait_event 'object') is held from pre-commit until
--- the commit record is flushed. With a NOTIFY in every enqueue, 50 producers
--- committed one at a time: 1,024-1,665 tx/s, against 3,362-3,493 with
--- pgq.notify = off. A worker that is busy (its last claim found jobs) claims
--- again without being told, so only an idle one needs the hint. Idle workers
--- say so: an empty claim made with pgq.listening = on, pgq.wait_when = empty
--- (the worker runtime) and an owner key adds a row to q_data.waiter
--- (q.note_wait, written only on that idle transition).
+-- Why on demand (design.md#wake-ups-on-demand). PostgreSQL serializes the
+-- commits of every transaction that sent a NOTIFY: one cluster-wide lock (the
+-- heavyweight lock on database object 0, wait_event 'object') is held from
+-- pre-commit until the commit record is flushed. With a NOTIFY in every
+-- enqueue, 50 producers committed one at a time: 1,024-1,665 tx/s, against
+-- 3,362-3,493 with pgq.notify = off. A worker that is busy (its last claim
+-- found jobs) claims again without being told, so only an idle one needs the
+-- hint. Idle workers say so: an empty claim made with pgq.listening = on,
+-- pgq.wait_when = empty (the worker runtime) and an owner key adds a row to
+-- q_data.waiter (q.note_wait, written only on that idle transition).
 --
 -- One-shot (revision 0009). Until 0009 this trigger only read the table, and
 -- every enqueue sent a NOTIFY while a worker waited: 287-471 per 1,000

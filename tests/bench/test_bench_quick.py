@@ -1,10 +1,10 @@
 """`make bench-quick` and the standalone measurements run end to end (speed itself is never asserted here).
 
-One run of `make bench-quick`: every default measurement, with seed 004's
-Node contenders and pgmq (the bench's own redis-server started and stopped),
-and the standalone ones (a tiny scale point, a tiny sustained run with the
-pageinspect diagnosis, the claim profile) as blocks of the same report, on a
-cluster of the test's own.
+One run of `make bench-quick`: every default measurement, with the Node
+benchmark's contenders (design.md#the-node-benchmark) and pgmq (the bench's own
+redis-server started and stopped), and the standalone ones (a tiny scale point,
+a tiny sustained run with the pageinspect diagnosis, the claim profile) as
+blocks of the same report, on a cluster of the test's own.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_make_bench_quick_writes_a_report_with_every_measurement_and_stops_its_c
     for heading in SECTIONS:
         assert heading in report, f"missing {heading!r}"
     assert "This measurement failed" not in report
-    # Seed 004's Node contenders and pgmq ran, or the report says why not (never an error).
+    # The Node benchmark's contenders and pgmq ran, or the report says why not (never an error).
     drain = report.split("## 3. Drain")[1].split("\n## ")[0]
     for name in OTHERS:
         assert f"| {name}, " in drain or f"Skipped: {name}" in drain or "Skipped: pg-boss, BullMQ" in drain, name

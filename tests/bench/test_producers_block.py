@@ -1,4 +1,5 @@
-"""The concurrent-producers block (bench/measures/producers.py, issue 22): its scripts, settings and verdicts.
+"""The concurrent-producers block (bench/measures/producers.py, design.md#wake-ups-on-demand): its
+scripts, settings and verdicts.
 
 Speed is never asserted here: the bench measures it on a quiet machine.
 """

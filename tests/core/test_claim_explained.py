@@ -1,6 +1,6 @@
-"""q.claim_explained (revision 0009, issue 23 item 7): a claim that says why it came back short, in the
-rows of its one statement, so a pooled or autocommit client in any language learns it; and a retry_in
-that is never 0 or empty while a key rate has jobs put off."""
+"""q.claim_explained (revision 0009, design.md#short-claims-explain-themselves): a claim that says why
+it came back short, in the rows of its one statement, so a pooled or autocommit client in any language
+learns it; and a retry_in that is never 0 or empty while a key rate has jobs put off."""
 
 from __future__ import annotations
 
@@ -75,8 +75,8 @@ def test_async_claim_explained_gives_the_same_answer(db_url: str) -> None:
 def test_a_free_key_slot_another_claim_holds_says_retry_soon_not_zero(
     conn: psycopg.Connection[Any], db_url: str
 ) -> None:
-    """Regression (issue 23 item 7, "retry_in was 0 on 20 of 144 short claims"): the key's slot is
-    free but another claim holds it locked for the moment its transaction lasts. Until 0009 the
+    """Regression ("retry_in was 0 on 20 of 144 short claims": design.md#short-claims-explain-themselves): the
+    key's slot is free but another claim holds it locked for the moment its transaction lasts. Until 0009 the
     claim said key_rate "0", and a client that trusted it claimed again at once, in a busy loop."""
     pgq_client.configure(conn, "kb", key_concurrency=5, key_rate=1, key_per=timedelta(milliseconds=200))
     pgq_client.enqueue(conn, "kb", "a1", concurrency_key="a")
@@ -99,9 +99,9 @@ def test_a_free_key_slot_another_claim_holds_says_retry_soon_not_zero(
 def test_a_short_claim_says_when_put_off_jobs_are_due_behind_many_delayed_jobs(
     conn: psycopg.Connection[Any],
 ) -> None:
-    """Regression (issue 23 item 7, "empty on 9 of 222 short claims ... over 100 jobs held or put
-    off"): until 0009 a short claim looked for put-off jobs among the queue's first 100 scheduled
-    jobs only, and said nothing when more delayed jobs (or retries) came first."""
+    """Regression ("empty on 9 of 222 short claims ... over 100 jobs held or put off":
+    design.md#short-claims-explain-themselves): until 0009 a short claim looked for put-off jobs among the queue's
+    first 100 scheduled jobs only, and said nothing when more delayed jobs (or retries) came first."""
     pgq_client.configure(conn, "kd", key_concurrency=50, key_rate=1, key_per=timedelta(seconds=30))
     conn.execute("select q.enqueue('kd', to_jsonb(g), run_at => now() + interval '10 seconds')"
                  " from generate_series(1, 150) g")

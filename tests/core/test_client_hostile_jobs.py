@@ -1,4 +1,4 @@
-"""Issue 21, the thin client: one job's payload or error text can only hurt that job."""
+"""The thin client: one job's payload or error text can only hurt that job (design.md#one-job-hurts-only-itself)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dependencies under real concurrency (issue 24).
+"""Dependencies under real concurrency (design.md#results-and-dependencies).
 
 Siblings of one fan-in child completed at the same moment by separate processes
 make the child waiting exactly once; a flow runs inline in run_jobs; the CLI

@@ -1,4 +1,4 @@
-"""A bulk enqueue whose COMMIT reply was lost can be retried (issue 9, item 10).
+"""A bulk enqueue whose COMMIT reply was lost can be retried (design.md#retrying-a-bulk-enqueue).
 
 In an external chaos run a q.enqueue_many batch committed but its reply never
 reached the producer (the server was stopped with -m immediate); the producer

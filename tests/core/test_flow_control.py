@@ -1,4 +1,4 @@
-"""Flow control (issue 11) with real sessions: many processes claiming one
+"""Flow control (design.md#flow-control-without-a-hot-row) with real sessions: many processes claiming one
 limited queue at once, at READ COMMITTED and REPEATABLE READ, never run more
 than the limit (seen by an independent sampler on its own connection), never
 get a serialization failure, and run every job exactly once."""
@@ -167,7 +167,8 @@ def test_a_claim_cut_short_by_a_rate_while_others_hold_unused_slots_says_retry_s
     conn: psycopg.Connection[Any], connect: Callable[..., psycopg.Connection[Any]]
 ) -> None:
     """Slots never used are '-infinity'; the retry time over them is the floor, not an error (found by the
-    bench). From 0009 the floor is 0.01 s, not 0 (issue 23 item 7: a client trusting "0" claimed in a busy loop)."""
+    bench). From 0009 the floor is 0.01 s, not 0 (a client trusting "0" claimed in a
+    busy loop: design.md#short-claims-explain-themselves)."""
     conn.execute("select q.configure('rc', rate => 5, per => '1 hour')")
     conn.execute("select q.enqueue_many('rc', %s)", (Jsonb(list(range(10))),))
     other = connect(autocommit=False)

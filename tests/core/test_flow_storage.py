@@ -1,4 +1,4 @@
-"""Bounded flow-control storage (issue 21 item 2), with real sessions: what one rolled-back pgTAP
+"""Bounded flow-control storage (design.md#bounded-flow-control-storage), with real sessions: what one rolled-back pgTAP
 transaction cannot show.
 
 * Keys that come and go leave no slot rows behind, and q.reap does not slow down with the

@@ -1,9 +1,10 @@
 """Flow control's row triggers on q_data.job exist from installation (revision 0008).
 
-Up to 0007 the first limit of the database made them (q.flow_arm), which took SHARE ROW EXCLUSIVE
-on q_data.job: it waited for every open transaction that had written jobs (2 s at most, then 55P03)
-and every writer waited behind it, so producers that always kept one writing transaction open made
-every such q.configure fail (issue 21 item 7: 5 of 5). q.configure takes no lock on q_data.job now."""
+Up to 0007 the first limit of the database made them (q.flow_arm), which took SHARE ROW EXCLUSIVE on
+q_data.job: it waited for every open transaction that had written jobs (2 s at most, then 55P03) and
+every writer waited behind it, so producers that always kept one writing transaction open made every
+such q.configure fail (5 of 5: design.md#the-flow-triggers-exist-from-installation). q.configure
+takes no lock on q_data.job now."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Queue names that cost nothing when idle (issue 21 item 5), seen from real sessions.
+"""Queue names that cost nothing when idle (design.md#queue-names-cost-nothing-when-idle), seen from real sessions.
 
 * 50,000 names a producer once used and that are empty now: q.stats() answers
   with the active queues only, and every call returns at most max_queues rows

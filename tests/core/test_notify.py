@@ -174,11 +174,12 @@ def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
 def test_a_filling_notify_queue_skips_the_hint_and_commits_enqueue_fail_and_release(
     conn: psycopg.Connection[Any], connect: Connect, listener: psycopg.Connection[Any], hostile: Any, db_url: str
 ) -> None:
-    # Issue 9, item 3: a session that LISTENs and idles in a transaction while
-    # notifications pile up fills the cluster-wide queue, and once it is full
-    # every COMMIT that sends one fails with 54000. pgq stops sending at
-    # pgq.notify_queue_limit (a fraction; 0.5 by default, 0.0001 here so that a
-    # few megabytes stand for the 4 GB it takes in production).
+    # A session that LISTENs and idles in a transaction while notifications
+    # pile up fills the cluster-wide queue, and once it is full every COMMIT
+    # that sends one fails with 54000 (design.md#notifications-are-only-hints).
+    # pgq stops sending at pgq.notify_queue_limit (a fraction; 0.5 by default,
+    # 0.0001 here so that a few megabytes stand for the 4 GB it takes in
+    # production).
     limit = 0.0001
     idle = hostile.fill_notify_queue(db_url, megabytes=4)
     usage = conn.execute("select pg_notification_queue_usage()").fetchone()[0]

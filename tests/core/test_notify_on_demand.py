@@ -1,4 +1,4 @@
-"""Wake-ups on demand (issue 22): an enqueue sends NOTIFY only while a session waits for its queue.
+"""Wake-ups on demand (design.md#wake-ups-on-demand): an enqueue sends NOTIFY only while a session waits for its queue.
 
 A session waits for a queue when a claim it made with ``pgq.listening = on``
 and its liveness key came back empty (``pgq.wait_when = empty``, the worker
@@ -51,7 +51,8 @@ def waiters(conn: psycopg.Connection[Any]) -> list[tuple[str, int]]:
 
 
 def test_enqueues_with_nobody_waiting_send_no_notification(conn: psycopg.Connection[Any], connect: Connect) -> None:
-    # Issue 22: every enqueue's NOTIFY took PostgreSQL's cluster-wide notify lock for its whole commit.
+    # Up to 0007 every enqueue's NOTIFY took PostgreSQL's cluster-wide notify lock for its whole commit
+    # (design.md#wake-ups-on-demand).
     w = watcher(connect)
     producer = connect()
     for n in range(20):

@@ -1,9 +1,10 @@
-"""Liveness evidence the caller's own connection handling cannot fake (issue 9,
-items 6 and 7). In 0002 a session key was an advisory lock: after
-``pg_advisory_unlock_all()`` (a pool's reset hook) or ``DISCARD ALL`` on the
-claiming connection, another session's reap took the live job for crashed;
-and a claim with the default owner was tied to the claiming connection, so a
-pool that closed that idle connection while the job ran had the job run twice."""
+"""Liveness evidence the caller's own connection handling cannot fake
+(design.md#a-killed-workers-job-comes-back-at-once). In 0002 a session key was
+an advisory lock: after ``pg_advisory_unlock_all()`` (a pool's reset hook) or
+``DISCARD ALL`` on the claiming connection, another session's reap took the live
+job for crashed; and a claim with the default owner was tied to the claiming
+connection, so a pool that closed that idle connection while the job ran had the
+job run twice."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The dashboard's front page at 50,000 queue names (issue 21 item 5: 0007 answered 503 after its 5 s timeout)."""
+"""The dashboard's front page at 50,000 queue names (0007 answered 503 after its 5 s timeout:
+design.md#queue-names-cost-nothing-when-idle)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def test_the_queues_page_at_50000_idle_names_lists_the_active_queues_a_page_at_a
 
 
 def test_the_queues_page_counts_held_jobs_apart_from_waiting(db_url: str, tmp_path: Path) -> None:
-    """Issue 23 item 4: the page said "waiting 3" for jobs held by a concurrency key, and their list was empty."""
+    """The page said "waiting 3" for jobs held by a concurrency key, and their list was empty
+    (design.md#held-jobs-are-visible)."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("select q.configure('keyed', key_concurrency => 1)")
         for n in range(3):

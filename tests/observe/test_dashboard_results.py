@@ -1,4 +1,5 @@
-"""The dashboard's job page shows a job's result and progress (issue 24), escaped like the payload."""
+"""The dashboard's job page shows a job's result and progress, escaped like the payload
+(design.md#results-and-dependencies)."""
 
 from __future__ import annotations
 

@@ -144,7 +144,8 @@ def test_pgq_metrics_without_prometheus_client_says_which_extra_to_install(db_ur
 
 
 def test_50000_queue_names_make_a_bounded_scrape_with_an_other_bucket(db_url: str) -> None:
-    """Issue 21 item 5: at 50,000 names one 0007 scrape took 18.3 s, 34.7 MB and 600,002 series."""
+    """At 50,000 names one 0007 scrape took 18.3 s, 34.7 MB and 600,002 series
+    (design.md#queue-names-cost-nothing-when-idle)."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("insert into q_data.queue (name) select 'idle-' || g from generate_series(1, 50000) g")
         # 150 active queues, queue n with n waiting jobs: the 100 largest get a label, 50 are folded.

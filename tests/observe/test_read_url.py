@@ -1,4 +1,5 @@
-"""Reads from a streaming standby (issue 25): `pgq dashboard --read-url` and `pgq metrics --read-url`.
+"""Reads from a streaming standby: `pgq dashboard --read-url` and `pgq metrics --read-url`
+(design.md#failover-and-several-databases).
 
 A primary and a physical standby of the test's own (tests/reliability/soak/standby.py, asynchronous).
 The dashboard reads its pages from the standby (what the standby has replayed, and its header says

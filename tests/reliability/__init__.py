@@ -1,1 +1,1 @@
-"""Reliability and security proof (issue 5): fast suites run by `make test`; the long ones live in soak/."""
+"""Reliability and security proof (RELIABILITY.md): fast suites run by `make test`; the long ones live in soak/."""

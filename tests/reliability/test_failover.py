@@ -1,4 +1,5 @@
-"""Failover to a streaming standby under load (issue 25): the short version of soak suite 13.
+"""Failover to a streaming standby under load: the short version of soak suite 13
+(design.md#failover-and-several-databases).
 
 A primary and a physical standby (soak/standby.py: both local clusters owned by
 the test, ``pg_basebackup``, the standby named in ``synchronous_standby_names``

@@ -1,4 +1,4 @@
-"""Restart without re-runs (issue 25): a PostgreSQL restart under load re-runs nothing.
+"""Restart without re-runs (design.md#restarts-without-re-runs): a PostgreSQL restart under load re-runs nothing.
 
 A cluster of the test's own (.pg-restart-test, port PGQ_RESTART_PG_PORT,
 default 54362) is restarted with ``pg_ctl restart -m fast`` and then

@@ -121,7 +121,8 @@ def test_enqueue_in_an_open_transaction_is_invisible_to_claims_and_silent_until_
     a, b = pair
     with psycopg.connect(db_url, autocommit=True) as listener:
         listener.execute("listen pgq")
-        # It waits for the queue (an empty listening claim), so that an enqueue notifies it (issue 22).
+        # It waits for the queue (an empty listening claim), so that an enqueue notifies it
+        # (design.md#wake-ups-on-demand).
         listener.execute("set pgq.listening = on")
         listener.execute("select count(*) from q.claim('open', 1, owner => q.session_key())")
         (job_id,) = [r[0] for r in a.run("select q.enqueue('open', '{}')")]

@@ -1,5 +1,5 @@
-"""Workflows under chaos (issue 24): 8 worker processes run a fan-out, a fan-in, a
-multi-layer DAG, a chain and a batch while the test SIGKILLs workers and terminates
+"""Workflows under chaos (design.md#results-and-dependencies): 8 worker processes run a fan-out,
+a fan-in, a multi-layer DAG, a chain and a batch while the test SIGKILLs workers and terminates
 their backends at random for PGQ_CHAOS_SECONDS (default 20).
 
 An independent ledger, written by the handlers, proves: every job completed exactly

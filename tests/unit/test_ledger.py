@@ -199,9 +199,9 @@ class Counted(Observer):
 def test_a_heartbeat_that_says_lost_for_a_job_completed_meanwhile_reports_no_loss(
     answered: str, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Issue 21 item 8, the order steered: the maintenance loop takes its due heartbeats while a job is
-    held; its handler finishes and a round completes the job; the heartbeat then runs against the
-    completed job, and the database says "lost". The job was not lost: no job_lost, no metric."""
+    """A false job_lost (design.md#a-lost-claim-is-a-real-one), the order steered: the maintenance loop takes its due
+    heartbeats while a job is held; its handler finishes and a round completes the job; the heartbeat then runs against
+    the completed job, and the database says "lost". The job was not lost: no job_lost, no metric."""
     from pgq_client.records import BeatStatus, Outcome
 
     books = ledger(lane(lease=3))

@@ -1,9 +1,11 @@
-"""Issue 9, items 1-3, with real `pgq worker` processes: a login role with no
-pgq rights holds 0002's advisory locks (the reaper's turn, the migration lock,
-the next session keys), LISTENs and idles in a transaction while it fills the
-NOTIFY queue, and reads pg_locks. Workers still drain every job, a SIGKILLed
-worker's job is back and runs elsewhere within 2 s, enqueues never fail, and
-`alembic upgrade head` does not wait for the squatter."""
+"""The first review's lock and NOTIFY attacks
+(design.md#locks-no-other-role-can-take, design.md#notifications-are-only-hints)
+with real `pgq worker` processes: a login role with no pgq rights holds 0002's
+advisory locks (the reaper's turn, the migration lock, the next session keys),
+LISTENs and idles in a transaction while it fills the NOTIFY queue, and reads
+pg_locks. Workers still drain every job, a SIGKILLed worker's job is back and
+runs elsewhere within 2 s, enqueues never fail, and `alembic upgrade head` does
+not wait for the squatter."""
 
 from __future__ import annotations
 

@@ -112,7 +112,8 @@ def test_delete_queue_refuses_a_queue_with_jobs(db_url: str) -> None:
 
 
 def test_pgq_jobs_lists_and_shows_a_job_whose_payload_python_cannot_decode(db_url: str) -> None:
-    with psycopg.connect(db_url, autocommit=True) as conn:  # issue 21: a 4,301-digit integer in the payload
+    # A 4,301-digit integer in the payload (design.md#one-job-hurts-only-itself).
+    with psycopg.connect(db_url, autocommit=True) as conn:
         poison = conn.execute("""select q.enqueue('w', '{"n": 1e4300}'::jsonb)""").fetchone()[0]
         conn.execute("""select q.enqueue('w', '{"n": 1}'::jsonb)""")
     listed = pgq(db_url, "jobs", "--queue", "w")

@@ -1,7 +1,8 @@
-"""The worker runtime under flow control (issue 11): a queue whose slots are
-all taken costs an idle worker about one claim per poll interval (no busy
-wait), a slot freed elsewhere reaches it through NOTIFY (not the poll), and a
-rate-limited queue is claimed again when its next slot frees."""
+"""The worker runtime under flow control
+(design.md#flow-control-without-a-hot-row): a queue whose slots are all taken
+costs an idle worker about one claim per poll interval (no busy wait), a slot
+freed elsewhere reaches it through NOTIFY (not the poll), and a rate-limited
+queue is claimed again when its next slot frees."""
 
 from __future__ import annotations
 

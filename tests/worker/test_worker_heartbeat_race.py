@@ -1,8 +1,9 @@
-"""Issue 21 item 8: a heartbeat that ran just after a round completed its job said "lost", and the
-worker reported a lost claim (a job_lost WARNING, pgq_worker_jobs_lost_total) for a job it had
-completed. The order is steered deterministically in tests/unit/test_ledger.py
-(test_a_heartbeat_that_says_lost_for_a_job_completed_meanwhile_reports_no_loss); this is the
-reporter's run, with real processes: jobs whose work ends around their first heartbeat."""
+"""A heartbeat that ran just after a round completed its job said "lost", and the worker reported a lost
+claim (a job_lost WARNING, pgq_worker_jobs_lost_total) for a job it had completed
+(design.md#a-lost-claim-is-a-real-one). The order is steered deterministically in
+tests/unit/test_ledger.py
+(test_a_heartbeat_that_says_lost_for_a_job_completed_meanwhile_reports_no_loss); this is the reporter's
+run, with real processes: jobs whose work ends around their first heartbeat."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Issue 21 item 4: a handler's exception text could wedge the Worker. A message with a NUL or a lone
-surrogate was refused by psycopg before it was sent, and the round carrying it (with every other
-outcome and release in it) was retried forever; an exception whose __str__ raises killed the handler
-thread. Now error text is cleaned before it is sent (NUL as \\x00, a lone surrogate as \\udcXX) and a
-broken __str__ falls back to the exception's type name."""
+"""A handler's exception text could wedge the Worker (design.md#one-job-hurts-only-itself). A message
+with a NUL or a lone surrogate was refused by psycopg before it was sent, and the round carrying it
+(with every other outcome and release in it) was retried forever; an exception whose __str__ raises
+killed the handler thread. Now error text is cleaned before it is sent (NUL as \\x00, a lone surrogate
+as \\udcXX) and a broken __str__ falls back to the exception's type name."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Issue 21 ("Also"): spoofed ``NOTIFY pgq, '<queue>'`` from any role drove an idle Worker to one claim
-per notification (7,215 in 10 s made 3,670 claims). Wake-ups are debounced per queue now: at most one
-empty claim per queue per slice (``_hints.NOTIFY_DEBOUNCE``) after a notification, while a real job
-enqueued during the flood still starts promptly.
+"""Spoofed ``NOTIFY pgq, '<queue>'`` from any role drove an idle Worker to one claim per notification
+(7,215 in 10 s made 3,670 claims: design.md#notifications-are-only-hints). Wake-ups are debounced per
+queue now: at most one empty claim per queue per slice (``_hints.NOTIFY_DEBOUNCE``) after a notification,
+while a real job enqueued during the flood still starts promptly.
 
 The claims are counted by PostgreSQL, not by the worker: ``pg_stat_user_functions`` counts the calls
 of ``q.claim`` (track_functions on for this test's database)."""

@@ -1,8 +1,8 @@
-"""Issue 21 item 3: one producer's payload killed other producers' jobs. ``{"n": 1e4300}`` is stored
-as a 4,301-digit integer that Python's json refuses, and psycopg raised while reading the claim's
-answer, after the claim had committed: the whole batch stayed claimed until its lease ran out, and
-each reclaim charged every job in it a crash. Now each payload is decoded on its own and only the
-undecodable job fails (dead at once, with an error that says why)."""
+"""One producer's payload killed other producers' jobs (design.md#one-job-hurts-only-itself).
+``{"n": 1e4300}`` is stored as a 4,301-digit integer that Python's json refuses, and psycopg raised while
+reading the claim's answer, after the claim had committed: the whole batch stayed claimed until its
+lease ran out, and each reclaim charged every job in it a crash. Now each payload is decoded on its own
+and only the undecodable job fails (dead at once, with an error that says why)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Results, progress and pushed cancellation (issue 24): a handler's return value is its job's
-result, read from another connection; ctx.progress reaches q.result; wait_results wakes on the
-outcome and times out; q.cancel stops a running handler at once, not at its next heartbeat;
-`pgq result`."""
+"""Results, progress and pushed cancellation (design.md#results-and-dependencies): a handler's
+return value is its job's result, read from another connection; ctx.progress reaches q.result;
+wait_results wakes on the outcome and times out; q.cancel stops a running handler at once, not at
+its next heartbeat; `pgq result`."""
 
 from __future__ import annotations
 

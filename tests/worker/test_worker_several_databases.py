@@ -1,6 +1,6 @@
 """One worker process serves queues in two databases on two PostgreSQL clusters.
 
-The proof the brief of issue 25 asks for: one ``pgq worker`` process, given
+The proof (design.md#failover-and-several-databases): one ``pgq worker`` process, given
 ``--database-url`` twice, drains a queue in each database; one cluster is
 restarted (``pg_ctl restart -m fast``) while the other keeps being drained,
 and the same process (never restarted) recovers the restarted one. Nothing

@@ -1,6 +1,6 @@
-"""Wake-ups on demand (issue 22) with a real worker: it says it waits only when idle, is woken by a
-NOTIFY then, is never notified while busy, and a job that commits just as it goes idle starts within
-one poll interval (the race: sql/triggers/notify_enqueued.sql)."""
+"""Wake-ups on demand (design.md#wake-ups-on-demand) with a real worker: it says it waits only when
+idle, is woken by a NOTIFY then, is never notified while busy, and a job that commits just as it goes
+idle starts within one poll interval (the race: sql/triggers/notify_enqueued.sql)."""
 
 from __future__ import annotations
 

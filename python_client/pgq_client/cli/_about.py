@@ -1,4 +1,4 @@
-"""``pgq --version``'s line, importable without typer or rich (the command's start-up: issue 23 item 6)."""
+"""``pgq --version``'s line, importable without typer or rich (design.md#a-command-that-starts-fast)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ the slice. So notifications cost a queue at most one empty claim per slice, and 
 arrives during a flood still starts within about one slice. Claims that find jobs, and empty claims
 no notification asked for (the poll), start no slice: pickup without a flood is as prompt as before.
 
-Wake-ups on demand (issue 22): an enqueue notifies only while a worker waits for its queue, and a
+Wake-ups on demand (design.md#wake-ups-on-demand): an enqueue notifies only while a worker waits for its queue, and a
 listening worker waits from its first *empty* claim (q.claim records it) until a claim finds jobs.
 So a listening worker (``until_empty``) keeps claiming a queue until a claim comes back empty, not
 just short: after a short claim that found jobs nobody would tell it about the next one. A claim that

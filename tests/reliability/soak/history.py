@@ -1,7 +1,8 @@
 """Suite 9 (long variant): with 1.8 million finished jobs in q_data.job_history
-(seed 001's figure) and a 50,000-job backlog, the claim q.claim really runs
-still reads the partial claim index, never sorts or scans, touches fewer
-than 100 buffers, and q.reap purges expired history in bounded batches."""
+(the claim-rate article's figure, design.md#finished-jobs-leave-the-hot-table)
+and a 50,000-job backlog, the claim q.claim really runs still reads the partial
+claim index, never sorts or scans, touches fewer than 100 buffers, and q.reap
+purges expired history in bounded batches."""
 
 from __future__ import annotations
 
