@@ -9,6 +9,9 @@
   (pending, pending_exact, on_hold, on_hold_exact, added to q.queue_stats)
   and lists a queue whose only jobs are pending, through a new partial index
   job_pending_queue_idx (queue_id, state) where state in ('p', 'o').
+- Comments only (COMMENT_ONLY below): the comments inside 22 function
+  bodies cite docs/manual/design.md instead of the issue tracker; the same
+  code, created again so that pg_get_functiondef matches sql/.
 
 Revision ID: 0010
 Revises: 0009
@@ -65,6 +68,33 @@ comment on type q.queue_stats is
 """
 
 
+# The newest earlier copy of each file whose comments changed (downgrade restores it).
+COMMENT_ONLY = {
+    "functions/adopt.sql": "0009",
+    "functions/busy_keys.sql": "0009",
+    "functions/claim.sql": "0009",
+    "functions/complete.sql": "0009",
+    "functions/complete_many.sql": "0009",
+    "functions/configure.sql": "0009",
+    "functions/enqueue_many.sql": "0008",
+    "functions/explain.sql": "0009",
+    "functions/fail.sql": "0009",
+    "functions/health.sql": "0008",
+    "functions/heartbeat.sql": "0009",
+    "functions/job_page.sql": "0008",
+    "functions/reap.sql": "0009",
+    "functions/throughput_totals.sql": "0009",
+    "internal/check_queue_settings.sql": "0008",
+    "internal/claim_under_snapshot.sql": "0008",
+    "internal/finish.sql": "0009",
+    "internal/flow_add_key_slot.sql": "0008",
+    "internal/forget_idle_queues.sql": "0009",
+    "internal/note_wait.sql": "0009",
+    "internal/purge_deps.sql": "0009",
+    "triggers/notify_enqueued.sql": "0009",
+}
+
+
 def _execute(statements: str) -> None:
     # The raw driver connection, as run_frozen does: SQLAlchemy would read ":" and "%" in comments.
     op.get_bind().connection.driver_connection.execute(statements)
@@ -75,10 +105,14 @@ def upgrade() -> None:
     run_frozen("0010", "internal/deps_rejoin.sql")
     run_frozen("0010", "functions/retry.sql")
     run_frozen("0010", "functions/stats.sql")
+    for name in COMMENT_ONLY:
+        run_frozen("0010", name)
     run_frozen("0008", "owner.sql")  # last: pgq_owner owns it all
 
 
 def downgrade() -> None:
+    for name, earlier in COMMENT_ONLY.items():
+        run_frozen(earlier, name)
     run_frozen("0008", "functions/retry.sql")
     run_frozen("0009", "functions/stats.sql")
     _execute("drop function q.deps_rejoin(bigint);\n")

@@ -20,7 +20,7 @@ begin
       using errcode = '22023',
             hint = 'call q.session_key() on the connection that stays open while the jobs run';
   end if;
-  -- Restart without re-runs (issue 25): a worker whose connection or server
+  -- Restart without re-runs (design.md#restarts-without-re-runs): a worker whose connection or server
   -- went away reconnects with a new liveness key and moves its in-flight
   -- claims under it, so the reaper judges them by a session that is alive.
   -- Only the current token can: a claim the reaper already took back (or

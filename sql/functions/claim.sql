@@ -69,7 +69,7 @@ begin
       using errcode = '22023',
             hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
   end if;
-  -- Wake-ups on demand (issue 22, sql/internal/note_wait.sql): a listening
+  -- Wake-ups on demand (design.md#wake-ups-on-demand, sql/internal/note_wait.sql): a listening
   -- claimer with a liveness key says at the end whether it now waits.
   -- It waits from a claim that comes back short (fewer than n: a loop that
   -- claims until short, as pgq's workers up to 0008 and most LISTEN loops
@@ -80,7 +80,7 @@ begin
   v_waits := v_owner is not null and coalesce(current_setting('pgq.listening', true), '') = 'on'
              and current_setting('transaction_isolation') = 'read committed';
   v_until_empty := v_waits and coalesce(current_setting('pgq.wait_when', true), '') = 'empty';
-  -- Flow control (issue 11): a queue with a concurrency, rate or per-key
+  -- Flow control (design.md#flow-control-without-a-hot-row): a queue with a concurrency, rate or per-key
   -- rate limit takes slots first (sql/internal/flow_claim.sql); unlimited
   -- queues go on below.
   if v_queue.concurrency is not null or v_queue.rate is not null or v_queue.key_rate is not null then

@@ -22,11 +22,11 @@ begin
     return false;
   end if;
   v_now := clock_timestamp();
-  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1);  -- pgq:observe (issue 13): throughput tally
+  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1);  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally
   if (select qq.keep_completed from q_data.queue qq where qq.id = v_job.queue_id) then
     perform q.finish(v_job, 'completed', v_now);
   end if;
-  -- Results (issue 24): a row only for a result, or for a job somebody
+  -- Results (design.md#results-and-dependencies): a row only for a result, or for a job somebody
   -- awaits (its receipt): without either, nothing more is written than
   -- before. keep_result raises 54000 for an over-size result, which undoes
   -- the DELETE above too. The plain complete pays one index probe on the

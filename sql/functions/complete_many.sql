@@ -11,7 +11,7 @@ declare
   v_keep      boolean;
   v_now       timestamptz := clock_timestamp();
   v_done      bigint[] := '{}';
-  v_queues    integer[] := '{}';  -- pgq:observe (issue 13): the completed jobs' queues, for the tally
+  v_queues    integer[] := '{}';  -- pgq:observe (design.md#stats-without-a-hot-counter): the completed jobs' queues, for the tally
   v_attempts  smallint[];
   v_progress  jsonb[];
   v_awaited   bigint[];
@@ -25,7 +25,7 @@ begin
       using errcode = '22023';
   end if;
   -- The usual case, no results given and no queue keeps completed jobs: one
-  -- set-based DELETE, then one probe for awaiters (issue 24).
+  -- set-based DELETE, then one probe for awaiters (design.md#results-and-dependencies).
   if complete_many.results is null and not exists (select from q_data.queue qq where qq.keep_completed) then
     with gone as (
       delete from q_data.job j
@@ -33,7 +33,7 @@ begin
        where j.ctid = c.job_ctid
          and j.token = c.token
       returning j.id, j.queue_id, j.attempt, j.progress
-    ), tallied as (  -- pgq:observe (issue 13): throughput tally, in the same statement
+    ), tallied as (  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally, in the same statement
       insert into q_data.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
     select coalesce(array_agg(g.id), '{}'), array_agg(g.queue_id), array_agg(g.attempt), array_agg(g.progress)
@@ -78,7 +78,7 @@ begin
       v_done := v_done || v_job.id;
       v_queues := v_queues || v_job.queue_id;
     end loop;
-    perform q.tally(v_queues, 'c');  -- pgq:observe (issue 13); the stragglers below tally in q.complete
+    perform q.tally(v_queues, 'c');  -- pgq:observe (design.md#stats-without-a-hot-counter); the stragglers below tally in q.complete
   end if;
 
   -- A claim whose row was updated while this statement waited for it (a

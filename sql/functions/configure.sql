@@ -41,7 +41,7 @@ begin
     raise exception 'max_lease must be positive, got %', configure.max_lease
       using errcode = '22023';
   end if;
-  -- Results (issue 24): not in settings_are_valid (see sql/schema/095_results.sql), so checked here only.
+  -- Results (design.md#results-and-dependencies): not in settings_are_valid (see sql/schema/095_results.sql), so checked here only.
   if configure.keep_results < interval '0' or configure.max_result_size not between 0 and 104857600 then
     raise exception 'keep_results must not be negative and max_result_size must be between 0 and 104857600 bytes, got % and %',
       configure.keep_results, configure.max_result_size

@@ -82,7 +82,7 @@ begin
     raise exception 'a payload nests deeper than 100 levels; the cap is 100'
       using errcode = '54000';
   end if;
-  -- Flow control (issue 11): one key for the whole call, or one per
+  -- Flow control (design.md#flow-control-without-a-hot-row): one key for the whole call, or one per
   -- element (concurrency_keys[i] for payloads[i]; NULL elements: no key).
   if enqueue_many.concurrency_key is not null and enqueue_many.concurrency_keys is not null then
     raise exception 'pass concurrency_key (one for all) or concurrency_keys (one per payload), not both'

@@ -45,7 +45,7 @@ begin
     end if;
     select j.* into v_job from q_data.job j where j.id = explain.id;
     if not found and exists (select from q_data.job_result r where r.id = explain.id) then
-      -- Completed with a result (issue 24) in a queue that keeps no history.
+      -- Completed with a result (design.md#results-and-dependencies) in a queue that keeps no history.
       return query select 'completed'::text,
         format('completed at %s after %s attempt(s); q.result(%s) reads its result', r.finished_at, r.attempt, r.id),
         jsonb_build_object('queue', qq.name, 'finished_at', r.finished_at, 'attempt', r.attempt,

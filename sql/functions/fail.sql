@@ -65,7 +65,7 @@ begin
   if v_delay <= interval '0' then
     perform q.notify_queues(array[v_job.queue_id]);
   end if;
-  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'f', 1);  -- pgq:observe (issue 13): throughput tally
+  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'f', 1);  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally
   return 'retry';
 end
 $$;

@@ -34,7 +34,7 @@ declare
   -- read every session (pg_read_all_stats). pgq_admin (the operator, who
   -- may act on what it sees) gets every session's details; any other caller
   -- (pgq_viewer, pgq_monitor) only what pg_stat_activity would show it: its
-  -- own roles' sessions, or all with pg_read_all_stats (0008, issue 21). The
+  -- own roles' sessions, or all with pg_read_all_stats (0008, design.md#a-monitoring-role-without-payloads). The
   -- role GUC is the caller's SET ROLE (a SECURITY DEFINER call does not
   -- change it), else the session user.
   v_caller   name := coalesce(nullif(current_setting('role'), 'none'), session_user);
@@ -160,7 +160,7 @@ begin
     v_count := v_count + 1;
     v_age := coalesce(v_session.xact_age, interval '0');
     if not v_session.shown then
-      -- Another role's session the caller may not inspect (0008, issue 21):
+      -- Another role's session the caller may not inspect (0008, design.md#a-monitoring-role-without-payloads):
       -- how bad it is (for an alert), not who, what or since when.
       return query select 'xmin_horizon'::text, format('pid %s', v_session.pid),
         case when v_age >= interval '10 minutes' then 'critical'

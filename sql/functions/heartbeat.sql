@@ -21,7 +21,7 @@ begin
   -- lease over the cap raises after the update, which rolls it back with the
   -- statement (no second look-up of the job). A stale token's heartbeat says
   -- 'lost' whatever its lease, and its progress is not written.
-  -- Progress (issue 24) rides on the same UPDATE: NULL leaves the column as
+  -- Progress (design.md#results-and-dependencies) rides on the same UPDATE: NULL leaves the column as
   -- it is, so a heartbeat without progress costs what it did.
   update q_data.job j
      set lease_until = clock_timestamp() + coalesce(heartbeat.lease, qq.lease),

@@ -83,7 +83,7 @@ begin
         order by j.priority desc, j.run_at, j.id
         limit job_page.max_scan);
   elsif job_page.state = 'held' then
-    -- Held jobs (0008, issue 23 item 4: a "waiting 3" whose list was empty)
+    -- Held jobs (0008, design.md#held-jobs-are-visible: a "waiting 3" whose list was empty)
     -- in admission order per key, keys in order: job_held_idx (queue_id,
     -- concurrency_key, priority desc, id), the rest of the current key's
     -- priority, its lower priorities, then the next keys.
@@ -154,7 +154,7 @@ begin
       when job_page.state = 'running' or v_queue.id is null then jsonb_build_object('id', v_job.id)
       else jsonb_build_object('finished_at', v_job.finished_at, 'id', v_job.id)
     end;
-    -- The search reads a bounded part of each job (0008, issue 21 item 7: a
+    -- The search reads a bounded part of each job (0008, design.md#a-bounded-search: a
     -- search over ~1 MiB payloads took 9.2 s, and 8 of them starved the
     -- dashboard): the first 65,536 characters of the payload's JSON text, and
     -- nothing of a payload stored larger than 64 KiB (pg_column_size reads

@@ -86,23 +86,23 @@ begin
   v_woken := v_woken || q.promote_all_due(max_jobs);
   perform q.purge_history(max_jobs, v_now);
   perform q.purge_receipts(max_jobs, v_now);
-  -- Results past their queue's keep_results, and awaits that timed out (issue 24).
+  -- Results past their queue's keep_results, and awaits that timed out (design.md#results-and-dependencies).
   perform q.purge_results(max_jobs, v_now);
   perform q.purge_deps(max_jobs, v_now);  -- edges of ended children, fired batches (revision 0009)
-  -- Idle queue names go (issue 21 item 5): at most 100 queue rows looked at per
+  -- Idle queue names go (design.md#queue-names-cost-nothing-when-idle): at most 100 queue rows looked at per
   -- call, so the cost stays flat (100 per second still clears 360,000 an hour).
   perform q.forget_idle_queues(least(max_jobs, 100), v_now);
 
   -- After the claims above went back: a key without its row counts as gone.
   perform q.forget_ended_sessions(max_jobs);
 
-  -- Flow control (issue 11): free key slots go to held jobs or away.
+  -- Flow control (design.md#bounded-flow-control-storage): free key slots go to held jobs or away.
   perform q.flow_sweep(null, max_jobs);
 
   -- Schedules: one job per due slot, exactly once (see q.fire_schedules).
   perform q.fire_schedules(max_jobs);
 
-  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (issue 13): tally -> q_data.throughput
+  perform q.roll_up_tally(max_jobs * 10);  -- pgq:observe (design.md#stats-without-a-hot-counter): tally -> q_data.throughput
   perform q.notify_queues(v_woken);
   return v_recovered;
 end

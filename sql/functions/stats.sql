@@ -36,7 +36,7 @@ begin
     raise exception 'include_idle must be true or false, got NULL' using errcode = '22004';
   end if;
 
-  -- Which queues are active (issue 21 item 5): 0007 visited every q_data.queue
+  -- Which queues are active (design.md#queue-names-cost-nothing-when-idle): 0007 visited every q_data.queue
   -- row with a dozen index probes each, ~0.1 ms per queue (11 s at 100,000
   -- names a producer once used). Now the queues with jobs, history, recent
   -- outcomes or a schedule are found set-wise: one probe per such queue in
@@ -139,7 +139,7 @@ begin
     v_row.waiting_exact := v_row.waiting_exact and v_exact;
 
     -- Held jobs (flow control: their concurrency key's slots are taken), on
-    -- their own since 0008 (issue 23: a "waiting 3" whose list showed none):
+    -- their own since 0008 (design.md#held-jobs-are-visible: a "waiting 3" whose list showed none):
     -- outside the claim index, in their own index (job_held_idx).
     select count(*) into v_row.held
       from (select from q_data.job j where j.queue_id = v_queue.id and j.state = 'h' limit v_bound + 1) x;

@@ -7,7 +7,7 @@ set search_path = pg_catalog, pg_temp
 as $$
   -- Monotonic per queue (what Prometheus counters want): the reaper's running
   -- totals plus the outcomes it has not rolled up yet. Only queues with an
-  -- outcome (0008, issue 21 item 5: 0007 gave a row of zeros for every queue
+  -- outcome (0008, design.md#queue-names-cost-nothing-when-idle: 0007 gave a row of zeros for every queue
   -- name ever used, 150,000 series at 50,000 names).
   select qq.name,
          coalesce(t.completed, 0) + coalesce(p.completed, 0),

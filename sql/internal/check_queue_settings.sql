@@ -27,7 +27,7 @@ begin
   -- from its stored text (stringToNode, then planning) at each INSERT
   -- statement; at 17 that was ~30 us of the ~40 us insert of a new queue's
   -- row, and the main part of why an enqueue into a new name was ~3x 0002's
-  -- (issue 21 item 5). A violation names the rule it breaks, as the
+  -- (design.md#queue-names-cost-nothing-when-idle). A violation names the rule it breaks, as the
   -- constraint did (q.configure checks its arguments first and raises 22023).
   if not check_queue_settings.name ~ '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$' then
     raise exception 'queue setting violates name_is_valid: %', quote_literal(left(check_queue_settings.name, 100))

@@ -19,8 +19,8 @@ begin
      -- who asked with any token, so a worker could enumerate cancelled ids).
      case when finish.state = 'cancelled' then finish.job.token end,
      finish.job.concurrency_key, finish.job.progress);
-  if finish.state = 'dead' then insert into q_data.tally (queue_id, outcome, n) values (finish.job.queue_id, 'd', 1); end if;  -- pgq:observe (issue 13)
-  -- Results (issue 24): who awaits a dead or cancelled job hears so now
+  if finish.state = 'dead' then insert into q_data.tally (queue_id, outcome, n) values (finish.job.queue_id, 'd', 1); end if;  -- pgq:observe (design.md#stats-without-a-hot-counter)
+  -- Results (design.md#results-and-dependencies): who awaits a dead or cancelled job hears so now
   -- (q.complete wakes the awaiters of completed ones itself).
   if finish.state <> 'completed' then
     perform q.wake_result_waiters(array[finish.job.id]);

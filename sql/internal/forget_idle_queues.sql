@@ -11,7 +11,7 @@ declare
   v_queue    record;
   v_deleted  integer := 0;
 begin
-  -- Issue 21 item 5: every name a producer ever used stayed a q_data.queue
+  -- Up to 0007 (design.md#queue-names-cost-nothing-when-idle) every name a producer ever used stayed a q_data.queue
   -- row. An IDLE queue is deleted here: settings all default, no job, no
   -- history, no schedule, no slot rows, no enqueue_many receipt, no outcome
   -- still in q_data.throughput (kept a day) or q_data.tally, and the row is at
@@ -49,7 +49,7 @@ begin
                 or p.keep_completed or p.retention <> interval '7 days'
                 or p.concurrency is not null or p.key_concurrency is not null or p.ordered
                 or p.rate is not null or p.key_rate is not null
-                -- results (issue 24, sql/schema/095_results.sql)
+                -- results (design.md#results-and-dependencies, sql/schema/095_results.sql)
                 or p.keep_results <> interval '1 day' or p.max_result_size <> 1048576)
        and not p.id in (select unnest(v_running))
        and not exists (select from q_data.job j where j.queue_id = p.id and j.state = 'w')
@@ -74,7 +74,7 @@ begin
       continue;
     end if;
     -- The race with an enqueue into this name that has not committed yet
-    -- (issue 21 item 7: 0007's q.delete_queue lost such a job): q.enqueue and
+    -- (0007's q.delete_queue lost such a job: design.md#queue-names-cost-nothing-when-idle): q.enqueue and
     -- q.enqueue_many hold a SHARED advisory lock on the name's bucket from
     -- before they read the queue row until they commit, or, when they cannot
     -- get it, lock the row itself FOR KEY SHARE. Taking the bucket EXCLUSIVELY

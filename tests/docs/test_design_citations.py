@@ -1,6 +1,6 @@
 """Comments cite the design notes as ``design.md#<anchor>`` (docs/manual/design.md says so at its top).
 
-Every such citation in the code, the SQL, the tests, the bench and IN_BODY_REFS.txt names a heading
+Every such citation in the code, the SQL, the tests and the bench names a heading
 of that page, by the anchor the docs build gives it; and Python comments and docstrings cite the
 page, not the issue tracker or the articles by number, which live outside the repository.
 """
@@ -50,8 +50,7 @@ def files(*suffixes: str) -> list[Path]:
 def test_every_design_citation_names_a_heading_of_the_design_page() -> None:
     known = anchors()
     cited, wrong = 0, []
-    lists = [p for p in (ROOT / "IN_BODY_REFS.txt",) if p.is_file()]  # citations planned for a migration
-    for path in files(".py", ".sql") + lists:
+    for path in files(".py", ".sql"):
         for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             for m in CITATION.finditer(line):
                 cited += 1
