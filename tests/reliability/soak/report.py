@@ -3,6 +3,7 @@ number in it was measured by the run that wrote it."""
 
 from __future__ import annotations
 
+import json
 import platform
 import subprocess
 import time
@@ -272,12 +273,28 @@ SECURITY = [
     "",
 ]
 
+# The figures of the run that wrote RELIABILITY.md, beside it: tests/unit/test_reports_are_generated.py
+# renders them again and fails when RELIABILITY.md says anything else (an edit by hand, or a change of
+# this script without a new run).
+FIGURES = "tests/reliability/soak/last_run.json"
+
+
 def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[str]) -> None:
+    """RELIABILITY.md at path, and the run's figures in FIGURES (under path's folder)."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=path.parent, capture_output=True,
+                            text=True).stdout.strip()
+    run = {"rows": rows, "seconds": seconds, "failed": failed, "stamp": time.strftime("%Y-%m-%d %H:%M"),
+           "commit": commit, "machine": _machine()}
+    path.write_text(render(run))
+    (path.parent / FIGURES).write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+
+
+def render(run: dict[str, Any]) -> str:
+    """The text of RELIABILITY.md for one run's figures (write's run dict): a pure function of them."""
+    rows, seconds, failed, commit = run["rows"], run["seconds"], run["failed"], run["commit"]
     by_suite: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_suite.setdefault(row["suite"], []).append(row)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=path.parent, capture_output=True,
-                            text=True).stdout.strip()
     out = [
         "# Reliability",
         "",
@@ -294,8 +311,8 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "executions* = `done` rows beyond the first per job; *duplicate terminal writes* = terminal records "
         "beyond the first per job.",
         "",
-        f"**Last run:** {time.strftime('%Y-%m-%d %H:%M')} at commit `{commit}`, {seconds / 60:.1f} min "
-        f"(`make soak`: the fast suites with their long variants, then the long suites), on {_machine()}. "
+        f"**Last run:** {run['stamp']} at commit `{commit}`, {seconds / 60:.1f} min "
+        f"(`make soak`: the fast suites with their long variants, then the long suites), on {run['machine']}. "
         + ("**Result: every suite passed.**" if not failed else "**Result: FAILED: " + "; ".join(failed) + "**"),
         "",
         "| # | suite | how to run | last run |",
@@ -339,4 +356,4 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
         "",
     ]
     out += SECURITY
-    path.write_text("\n".join(out))
+    return "\n".join(out)
