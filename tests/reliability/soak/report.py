@@ -286,7 +286,7 @@ def write(path: Path, rows: list[dict[str, Any]], seconds: float, failed: list[s
     run = {"rows": rows, "seconds": seconds, "failed": failed, "stamp": time.strftime("%Y-%m-%d %H:%M"),
            "commit": commit, "machine": _machine()}
     path.write_text(render(run))
-    (path.parent / FIGURES).write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+    (path.parent / FIGURES).write_text(json.dumps(run, indent=1) + "\n")
 
 
 def render(run: dict[str, Any]) -> str:
