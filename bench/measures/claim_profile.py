@@ -64,6 +64,8 @@ CASES: list[tuple[str, str, str, int, str]] = [
      "select * from alt.claim_sql('bench', 1);", 1, "pgq"),
     ("alt: the same SQL function without SET search_path", PGQ, "select * from alt.claim_sql_noset('bench', 1);", 1,
      "pgq"),
+    ("alt: q.claim through one more plpgsql function (a shared claim statement)", PGQ,
+     "select * from alt.claim_nested('bench', 1);", 1, "pgq"),
     ("alt: HOT-friendly claim (lease column, no state predicate)", PGQ, "select * from alt.claim_hot({qid});", 1,
      "hot"),
     ("cycle: q.claim + q.complete", PGQ, (SQL / "pgbench" / "pgq_cycle.sql").read_text(), 1, "pgq"),

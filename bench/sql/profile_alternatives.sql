@@ -147,3 +147,17 @@ as $$
   returning j.id, claim_sql_noset.queue, j.payload, j.attempt::integer, coalesce(j.crashes, 0)::integer,
             j.priority::integer, j.token, j.lease_until
 $$;
+
+-- 8. q.claim reached through one more plpgsql function, as an internal
+-- function is (set search_path, RETURN QUERY, not security definer): what one
+-- claim statement shared by q.claim, q.claim_under_snapshot,
+-- q.flow_claim_jobs and q.flow_claim_keyed would add to every claim.
+create function alt.claim_nested(queue text, n integer default 1)
+returns setof q.claimed_job
+language plpgsql volatile
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+  return query select * from q.claim(claim_nested.queue, claim_nested.n);
+end
+$$;
