@@ -38,15 +38,27 @@ migrate: db ## alembic upgrade head on DATABASE_URL
 dist: deps ## Build the sdist and the wheel (with pgq's migrations inside) into dist/
 	$(PY) -m build --outdir dist python_client
 
+# pytest runs in two passes: the tests not marked serial on PYTEST_WORKERS processes at once (pytest-xdist;
+# an xdist_group's tests share one process), then those marked serial, alone. Both passes run even when the
+# first fails; a pass that selects nothing (exit 5, e.g. ARGS="-k" matching only one kind) is not a failure.
+PYTEST_WORKERS ?= 3
+define pytest_two_passes
+status=0; \
+$(PY) -m pytest -q $(1) -n $(PYTEST_WORKERS) --dist loadgroup -m "not soak and not serial" tests $(ARGS) \
+  || [ $$? = 5 ] || status=1; \
+$(PY) -m pytest -q $(1) -m "serial and not soak" tests $(ARGS) || [ $$? = 5 ] || status=1; \
+exit $$status
+endef
+
 test: db verify lint docs ## Run every fast suite: pgTAP (install.sql and alembic head) and pytest; build the docs
 	scripts/run-pgtap
-	$(PY) -m pytest -q --durations=25 -m "not soak" tests
+	$(call pytest_two_passes,--durations=25)
 
 pgtap: db ## Only the pgTAP suite
 	scripts/run-pgtap
 
-pytest: db ## Only pytest, as make test runs it (pass ARGS="-k name" to select)
-	$(PY) -m pytest -q -m "not soak" tests $(ARGS)
+pytest: db ## Only pytest, as make test runs it: in parallel, then the serial tests (pass ARGS="-k name" to select)
+	$(call pytest_two_passes,)
 
 pytest-fast: db ## pytest without the slow and soak-like tests: the quick loop (pass ARGS="-x")
 	$(PY) -m pytest -q -m "not slow and not soak" tests $(ARGS)

@@ -6,13 +6,23 @@
 * ``conn``: an autocommit psycopg connection to it (closed afterwards).
 * ``new_database``: make more empty databases (for migration tests).
 * ``dist`` (session): the sdist and wheel built from python_client/ (tests/packaging/).
+
+Under pytest-xdist (``make test`` runs ``pytest -n``), the controller prepares what the workers must
+not do at the same moment, before it starts them (``pytest_sessionstart``): it installs pgq once in a
+scratch database, so that pgq's cluster-wide roles and their memberships exist before several workers
+install pgq in their databases at once, and it builds ``dist`` once (the build copies alembic/ into
+python_client/pgq_client/ for a few seconds, where a concurrent migration would find it); the workers'
+``dist`` is that build.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -102,9 +112,102 @@ def new_database() -> Iterator[Callable[[], str]]:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The sdist and wheel, built once per session as a release would (tests/packaging/packaging_support.py)."""
     sys.path.insert(0, str(ROOT / "tests" / "packaging"))
+    from packaging_support import Dist, build_dist
+
+    shared = _shared()
+    if shared is not None:  # built by the xdist controller (pytest_sessionstart)
+        built = shared / "dist"
+        if (built / "FAILED").exists():
+            pytest.fail((built / "FAILED").read_text(), pytrace=False)
+        (sdist,), (wheel,) = built.glob("*.tar.gz"), built.glob("*.whl")
+        return Dist(sdist=sdist, wheel=wheel)
+    return build_dist(tmp_path_factory.mktemp("dist"))
+
+
+# -- pytest -n: the controller's preparation, and xdist_group (see the module's docstring) ------------------
+
+SHARED = "PGQ_TEST_XDIST_SHARED"  # a folder the controller makes for its workers (they inherit the variable)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
+
+
+def _shared() -> Path | None:
+    """The controller's folder, in an xdist worker (None outside one)."""
+    folder = os.environ.get(SHARED) if os.environ.get("PYTEST_XDIST_WORKER") else None
+    return Path(folder) if folder else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not _xdist_controller(session.config):
+        return
+    if SERVER_URL:
+        scratch = create_database()
+        try:
+            psql_file(url_for(scratch), ROOT / "sql" / "install.sql")
+        finally:
+            drop_database(scratch)
+    sys.path.insert(0, str(ROOT / "tests" / "packaging"))
     from packaging_support import build_dist
 
-    return build_dist(tmp_path_factory.mktemp("dist"))
+    shared = Path(tempfile.mkdtemp(prefix="pgq-test-xdist-"))
+    (shared / "dist").mkdir()
+    try:
+        build_dist(shared / "dist")
+    except AssertionError as failed:  # reported by every test that uses dist, as without -n
+        (shared / "dist" / "FAILED").write_text(f"building the sdist and wheel failed: {failed}")
+    os.environ[SHARED] = str(shared)  # the workers, started after this hook (xdist's is trylast), inherit it
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _xdist_controller(session.config) and os.environ.get(SHARED):
+        shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
+
+
+# pytest-xdist 3.8's --dist loadgroup marks a test's group by appending "@group" to item._nodeid, which pytest
+# 9.2 no longer reads (nodeid comes from item._id): every test became a group of its own, so two tests of
+# one xdist_group ran at once. Here each worker writes the groups of its items (by the pytest.mark.xdist_group
+# marks) into the controller's folder after collecting, before it reports its collection; the controller's
+# scheduler, made when collection is complete, reads them: a group is one unit of work, on one worker.
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shared = _shared()
+    if shared is None or not getattr(config.option, "loadgroup", False):  # xdist sets loadgroup in its workers
+        return
+    groups = {item.nodeid: str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+              for item in items if (mark := item.get_closest_marker("xdist_group"))}
+    path = shared / f"groups-{os.environ['PYTEST_XDIST_WORKER']}.json"
+    path.with_suffix(".tmp").write_text(json.dumps(groups))
+    path.with_suffix(".tmp").rename(path)
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # without pytest-xdist, pytest runs one test at a time and groups mean nothing
+    pass
+else:
+
+    class _GroupScheduling(LoadScopeScheduling):
+        """--dist loadgroup: each xdist_group one unit of work; every other test a unit of its own."""
+
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:
+                self._groups = {}
+                for path in Path(os.environ[SHARED]).glob("groups-*.json"):
+                    self._groups.update(json.loads(path.read_text()))
+            if nodeid in self._groups:
+                return "@group " + self._groups[nodeid]
+            return nodeid.rsplit("@", 1)[-1] if "@" in nodeid else nodeid  # xdist's own suffix, once it works
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") == "loadgroup" and os.environ.get(SHARED):
+            return _GroupScheduling(config, log)
+        return None
 
 
 # -- a hostile login role: no pgq rights at all ---------------------------------------------------

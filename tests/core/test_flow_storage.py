@@ -85,6 +85,7 @@ def _enqueue_in_thread(url: str, queue: str, key: str, out: dict[str, Any]) -> t
     return thread
 
 
+@pytest.mark.serial  # under 1 s: CPU contention could break it
 @pytest.mark.parametrize("ending", ["commit", "rollback"])
 def test_an_open_first_enqueue_of_a_new_key_does_not_make_other_producers_wait(db_url: str, ending: str) -> None:
     with psycopg.connect(db_url, autocommit=True) as admin, psycopg.connect(db_url) as a:
@@ -116,6 +117,7 @@ def test_an_open_first_enqueue_of_a_new_key_does_not_make_other_producers_wait(d
         assert job.id == out["id"]
 
 
+@pytest.mark.serial  # under 1 s: CPU contention could break it
 def test_with_room_left_the_second_producer_is_admitted_on_another_slot_at_once(db_url: str) -> None:
     """K = 2: producer A's open transaction is making the key's slot 1; B gives it up within
     milliseconds and makes slot 2, so its job is admitted (waiting), not held."""

@@ -13,10 +13,12 @@ from typing import Any
 
 import pgq_client
 import psycopg
+import pytest
 
 FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q_data.job'::regclass and tgname like '\\_1%%flow%%'"
 
 
+@pytest.mark.serial  # configure under 0.5 s: CPU contention could break it
 def test_the_first_limit_is_set_while_producers_always_keep_a_writing_transaction_open(db_url: str) -> None:
     """Two producers hand an open transaction back and forth (one is always open, having written
     q_data.job): q.configure adding the database's first limit succeeds every time, at once."""

@@ -88,6 +88,7 @@ def assert_returned_as_crashed(conn: psycopg.Connection[Any], ids: list[int]) ->
         pytest.param("owner-key", id="claimed-with-a-key-held-on-a-liveness-connection"),
     ],
 )
+@pytest.mark.serial  # a 2 s bound: CPU contention could break it
 def test_jobs_of_a_sigkilled_worker_process_are_claimable_again_within_2_seconds(
     conn: psycopg.Connection[Any], db_url: str, hold_claims: Any, mode: str
 ) -> None:

@@ -171,6 +171,7 @@ def test_a_reap_that_requeues_a_lost_claim_sends_one_notification(
     assert first_arrival(watcher) == [("pgq", "a")]
 
 
+@pytest.mark.serial  # fills the server-wide NOTIFY queue, then needs it to drain
 def test_a_filling_notify_queue_skips_the_hint_and_commits_enqueue_fail_and_release(
     conn: psycopg.Connection[Any], connect: Connect, listener: psycopg.Connection[Any], hostile: Any, db_url: str
 ) -> None:

@@ -85,6 +85,7 @@ def test_pgq_metrics_serves_what_q_stats_says(db_url: str, tmp_path: Path) -> No
             proc.kill()
 
 
+@pytest.mark.serial  # no 'pgq-metrics' session on the server
 def test_scrapes_are_bounded_shared_reads_and_a_blocked_database_gives_pgq_up_0(db_url: str) -> None:
     jobs_in_every_state(db_url)
     exporter = Exporter(db_url, port=0, min_interval=30, query_timeout=0.5)

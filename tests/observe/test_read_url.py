@@ -30,7 +30,8 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reliability.soak.standby import Pair  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# The module-scoped pair of clusters is on fixed directories and ports: both tests on one xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("read_url_cluster")]
 
 PORTS = [int(p) for p in os.environ.get("PGQ_READ_URL_PG_PORTS", "54368,54369").split(",")]
 PGQ = str(Path(sys.executable).with_name("pgq"))

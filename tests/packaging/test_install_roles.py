@@ -36,6 +36,9 @@ import pytest
 from packaging_support import Venv, clean_env, with_extras
 from psycopg.conninfo import make_conninfo
 
+# A module-scoped cluster on a fixed directory and port: all of this module's tests on one xdist worker.
+pytestmark = pytest.mark.xdist_group("install_roles_cluster")
+
 ROOT = Path(__file__).resolve().parents[2]
 PORT = "54373"
 

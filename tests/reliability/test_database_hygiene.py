@@ -22,6 +22,10 @@ from .figures import record
 from .plans import buffers, claim_plan, nested_plans, nodes, shape, sorts_only_claimed_rows, writes_job
 from .workers import Fleet
 
+# Transactions under 1 s, lock waits under 1.5 s:
+# CPU contention from tests running beside it could break that (make test runs serial tests alone).
+pytestmark = pytest.mark.serial
+
 STATEMENT_BOUND = 1.0  # seconds: jobs sleep 1.2-2 s, so a transaction held across one shows up
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from pgq_client.worker._supervisor import DRAIN_TICK, ReapClock, Step, Supervisor
 from pgq_client.worker._wakeups import Waker
 
@@ -49,6 +50,7 @@ def test_one_piece_of_news_wakes_one_idle_loop_the_most_recent() -> None:
     assert waker.wake_one() and waker.wake_one() and not waker.wake_one()
 
 
+@pytest.mark.serial  # under 1 s: CPU contention could break it
 def test_news_between_a_loops_look_and_its_wait_is_not_lost() -> None:
     waker = Waker(1)
     waker.arm(0)  # armed before looking at the books

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import enqueue
 from psycopg.conninfo import conninfo_to_dict
 from worker_support import prepare, ready, wait_for
@@ -35,6 +36,7 @@ def runs(url: str, phase: str) -> list[tuple[int, int, int]]:
         ).fetchall()
 
 
+@pytest.mark.serial  # fills the server-wide NOTIFY queue; a 2 s bound
 def test_workers_drain_and_reclaim_while_a_role_without_pgq_rights_squats_and_fills_notify(
     db_url: str, spawn: Callable[..., Any], hostile: Any, new_database: Callable[[], str]
 ) -> None:

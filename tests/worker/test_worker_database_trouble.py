@@ -13,9 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import Worker
 from psycopg.conninfo import conninfo_to_dict
 from worker_support import prepare, ready, wait_for
+
+# The session fixtures private_cluster (.pg-worker, port 54341, stopped and started here) and pgbouncer
+# (.pg-bouncer-worker, port 54342) exist once per checkout: every test using them on one xdist worker.
+pytestmark = pytest.mark.xdist_group("private_cluster")
 
 
 def fill(url: str, count: int, payload: dict[str, Any]) -> None:

@@ -16,6 +16,10 @@ from pgq_client import App, StartupError, Worker
 from psycopg.conninfo import make_conninfo
 from worker_support import PGQ, prepare, ready, wait_for, worker_env
 
+# The session fixtures private_cluster (.pg-worker, port 54341, stopped and started here) and pgbouncer
+# (.pg-bouncer-worker, port 54342) exist once per checkout: every test using them on one xdist worker.
+pytestmark = pytest.mark.xdist_group("private_cluster")
+
 
 def exits(spawn: Callable[..., Any], url: str, *args: str, timeout: float = 20) -> tuple[int, str]:
     worker = spawn(url, *args)

@@ -15,9 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import enqueue
 from pgq_client.worker._hints import NOTIFY_DEBOUNCE
 from worker_support import prepare, ready, scalar, wait_for
+
+# A pickup under 1 s:
+# CPU contention from tests running beside it could break that (make test runs serial tests alone).
+pytestmark = pytest.mark.serial
 
 FLOOD_SECONDS = 5.0
 CLAIM_CALLS = (

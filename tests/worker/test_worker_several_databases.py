@@ -29,6 +29,9 @@ from psycopg.conninfo import make_conninfo
 from several_databases_app import RUNS
 from worker_support import PGQ, ROOT, as_postgres, private_dir, wait_for
 
+# A module-scoped cluster on a fixed directory and port: all of this module's tests on one xdist worker.
+pytestmark = pytest.mark.xdist_group("multidb_cluster")
+
 PORT = int(os.environ.get("PGQ_MULTIDB_PORT", "54343"))
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import claim, enqueue
 from worker_support import listener_pids, prepare, ready, scalar, wait_for
 
@@ -69,6 +70,7 @@ def test_jobs_still_running_when_the_grace_period_ends_are_given_back(db_url: st
     assert scalar(db_url, "select state from q_data.job where id = %s", (job,)) == "w"
 
 
+@pytest.mark.serial  # a 2 s bound: CPU contention could break it
 def test_sigkilled_worker_job_runs_in_another_worker_within_two_seconds(
     db_url: str, spawn: Callable[..., Any]
 ) -> None:

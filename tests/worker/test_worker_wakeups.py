@@ -7,8 +7,13 @@ import time
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import Worker, enqueue
 from worker_support import listener_pids, prepare, wait_for
+
+# Pickups under 1 s:
+# CPU contention from tests running beside it could break that (make test runs serial tests alone).
+pytestmark = pytest.mark.serial
 
 
 class Starts:

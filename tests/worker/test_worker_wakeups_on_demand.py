@@ -10,8 +10,13 @@ import time
 from typing import Any
 
 import psycopg
+import pytest
 from pgq_client import Worker, enqueue
 from worker_support import prepare, ready, scalar, wait_for
+
+# Pickups under 0.55-1 s:
+# CPU contention from tests running beside it could break that (make test runs serial tests alone).
+pytestmark = pytest.mark.serial
 
 WAITERS = "select count(*) from q_data.waiter where queue = 'w'"
 
