@@ -21,6 +21,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+# Chromium reads elements while the page navigates and refreshes itself: beside parallel tests a read once
+# straddled a navigation (WebDriverException "Node with given id does not belong to the document"), so
+# these run alone, as before pytest -n (make test runs serial tests alone).
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def browser() -> Any:
