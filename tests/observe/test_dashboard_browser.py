@@ -16,7 +16,12 @@ from typing import Any
 import psycopg
 import pytest
 from dashboard_support import SCREENSHOTS, chromium, dashboard, installed, jobs_in_every_state, state_of
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -57,6 +62,10 @@ def flash(browser: Any, expected: str | None = None) -> str:
             text = str(b.find_element(By.ID, "flash").text)
         except (NoSuchElementException, StaleElementReferenceException):
             return False
+        except WebDriverException as exc:  # the read landed mid-navigation: "does not belong to the document"
+            if "does not belong to the document" in str(exc):
+                return False
+            raise
         return text if expected is None or text == expected else False
     try:
         return str(WebDriverWait(browser, 10).until(read))
