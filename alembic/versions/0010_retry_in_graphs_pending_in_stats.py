@@ -10,8 +10,9 @@
   and lists a queue whose only jobs are pending, through a new partial index
   job_pending_queue_idx (queue_id, state) where state in ('p', 'o').
 - Comments only (COMMENT_ONLY below): the comments inside 22 function
-  bodies cite docs/manual/design.md instead of the issue tracker; the same
-  code, created again so that pg_get_functiondef matches sql/.
+  bodies cite docs/manual/design.md instead of the issue tracker, and the
+  four claim paths' files say why their statement is written four times; the
+  same code, created again so that pg_get_functiondef matches sql/.
 
 Revision ID: 0010
 Revises: 0009
@@ -91,6 +92,8 @@ COMMENT_ONLY = {
     "internal/forget_idle_queues.sql": "0009",
     "internal/note_wait.sql": "0009",
     "internal/purge_deps.sql": "0009",
+    "internal/flow_claim_jobs.sql": "0008",
+    "internal/flow_claim_keyed.sql": "0009",
     "triggers/notify_enqueued.sql": "0009",
 }
 
