@@ -193,7 +193,9 @@ def statements(ctx: Context, backlog: int, calls: int) -> tuple[list[list[str]],
             low = q.lower()
             if kind == "pgq" and toplevel and "q.claim" in low:
                 fig["pgq_plan"], fig["pgq_exec"] = plan_us, exec_us
-            elif kind == "pgq" and not toplevel and low.startswith(update_job):
+            # q.claim's statement: the UPDATE itself (0007), or a CTE around it (revision 0009 on)
+            elif kind == "pgq" and not toplevel and (low.startswith(update_job)
+                                                     or (low.startswith("with ") and update_job in low)):
                 fig["update"] = exec_us
             elif kind == "pgq" and not toplevel and from_queue in low:
                 fig["queue"] = exec_us
