@@ -79,8 +79,9 @@ from . import observe
 DEFAULT_PORT = 9632
 STATES = ("waiting", "held", "scheduled", "running", "dead", "pending", "on_hold")
 BACKLOG = ("waiting", "held", "scheduled", "running", "pending", "on_hold")
-# The revision that first counted each state apart (an older database's rows lack the column).
-SINCE = {"held": "0008", "pending": "0010", "on_hold": "0010"}
+# States q.stats counts apart only from a later revision (held 0008, pending and on_hold 0010): an older
+# database's rows lack the column, and no series is sent for it.
+LATER = ("held", "pending", "on_hold")
 # States only workflows use: pgq_queue_jobs_estimated is sent for them only where it is 1.
 RARE = ("pending", "on_hold")
 OTHER = "_other"  # the label of the queues folded together (a queue name cannot start with "_")
@@ -172,8 +173,8 @@ class QueueCollector(Collector):
         groups = [(row["queue"], [row]) for row in labelled] + ([(OTHER, folded)] if folded else [])
         for queue, members in groups:
             for state in STATES:
-                if state in SINCE and all(m.get(state) is None for m in members):
-                    continue  # a database before SINCE[state] does not count them apart
+                if state in LATER and all(m.get(state) is None for m in members):
+                    continue  # a database before that revision does not count them apart
                 jobs.add_metric([queue, state], sum(m.get(state) or 0 for m in members))
                 flags = [m.get(f"{state}_exact") for m in members]
                 if any(f is not None for f in flags):

@@ -8,11 +8,15 @@ claimable once, never pending for good and never claimable before its parent com
 
 from __future__ import annotations
 
-import threading
+import sys
+from pathlib import Path
 from typing import Any
 
 import psycopg
 from conftest import Connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reliability.stepping import Session, blocks, outcome  # noqa: E402
 
 
 def dead_parent_and_cancelled_child(conn: psycopg.Connection[Any]) -> tuple[int, int]:
@@ -25,20 +29,6 @@ def dead_parent_and_cancelled_child(conn: psycopg.Connection[Any]) -> tuple[int,
 
 def state(conn: psycopg.Connection[Any], job: int) -> str:
     return conn.execute("select state from q.jobs(id => %s)", (job,)).fetchone()[0]  # type: ignore[index,no-any-return]
-
-
-def in_thread(work: Any) -> tuple[threading.Thread, list[BaseException]]:
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as exc:  # reported by the test
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, errors
 
 
 def test_a_retried_child_waits_for_the_retried_parent(conn: psycopg.Connection[Any]) -> None:
@@ -58,14 +48,13 @@ def test_retry_then_parent_completes_concurrently(conn: psycopg.Connection[Any],
     (job_id, token), = conn.execute("select id, token from q.claim('rg_parent')").fetchall()
     retrier = connect(autocommit=False)
     retrier.execute("select q.retry(%s)", (child,))  # locks the parent's row until commit
-    finisher = connect()
-    finisher.execute("set lock_timeout = '20s'")
-    thread, errors = in_thread(lambda: finisher.execute("select q.complete(%s, %s)", (job_id, token)))
-    thread.join(0.5)
-    assert thread.is_alive(), "the parent's completion should wait for the retry's commit"
-    retrier.commit()
-    thread.join(20)
-    assert not errors and not thread.is_alive()
+    finisher = Session(connect(), connect())
+    try:
+        done = blocks(finisher, "select q.complete(%s, %s)", (job_id, token))  # waits for the retry's commit
+        retrier.commit()
+        outcome(done)
+    finally:
+        finisher.close()
     assert state(conn, child) == "waiting"
     assert [r[0] for r in conn.execute("select id from q.claim('rg_child', 10)")] == [child]
 
@@ -77,12 +66,12 @@ def test_parent_completes_then_retry_concurrently(conn: psycopg.Connection[Any],
     (job_id, token), = conn.execute("select id, token from q.claim('rg_parent')").fetchall()
     finisher = connect(autocommit=False)
     finisher.execute("select q.complete(%s, %s)", (job_id, token))  # the parent's row is deleted, not committed
-    retrier = connect()
-    thread, errors = in_thread(lambda: retrier.execute("select q.retry(%s)", (child,)))
-    thread.join(0.5)
-    assert thread.is_alive(), "the retry should wait for the parent's completion to commit"
-    finisher.commit()
-    thread.join(20)
-    assert not errors and not thread.is_alive()
+    retrier = Session(connect(), connect())
+    try:
+        done = blocks(retrier, "select q.retry(%s)", (child,))  # waits for the completion's commit
+        finisher.commit()
+        outcome(done)
+    finally:
+        retrier.close()
     assert state(conn, child) == "waiting"
     assert [r[0] for r in conn.execute("select id from q.claim('rg_child', 10)")] == [child]
