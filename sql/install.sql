@@ -24,6 +24,7 @@
 \ir schema/090_waiter.sql
 \ir schema/095_results.sql
 \ir schema/096_deps.sql
+\ir schema/097_one_job_check.sql
 \ir internal/lock_space.sql
 \ir internal/check_queue_name.sql
 \ir internal/payload_size.sql
@@ -99,7 +100,7 @@
 \ir internal/deps_explain.sql
 \ir triggers/notify_enqueued.sql
 \ir triggers/flow.sql
-\ir triggers/deps.sql
+\ir triggers/job_ended.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
 \ir functions/enqueue_many.sql

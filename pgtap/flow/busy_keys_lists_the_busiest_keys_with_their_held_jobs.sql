@@ -8,7 +8,7 @@ select q.configure('bk', key_concurrency => 2) \g /dev/null
 select q.enqueue('bk', '{}', concurrency_key => 'acme') from generate_series(1, 5) g \g /dev/null
 select q.enqueue('bk', '{}', concurrency_key => 'tiny') \g /dev/null
 select q.enqueue('plain', '{}') \g /dev/null
-select count(*) from q.claim('bk', 1) \g /dev/null   -- one of acme's runs
+select count(*) from q.claim('bk', 1) \g /dev/null   -- one run of acme
 
 select results_eq(
   $$ select queue, key, admitted, running, held from q.busy_keys() $$,

@@ -1,31 +1,31 @@
 -- Flow control's row triggers on q_data.job exist from installation (revision
 -- 0008; up to 0007 the first limit made them under a lock on q_data.job):
--- all four (BEFORE INSERT, BEFORE UPDATE OF state twice, AFTER DELETE, each
--- with its WHEN clause), before any limit, and limits set or removed change
--- nothing. q.flow_arm is gone.
+-- one per event (BEFORE INSERT, BEFORE UPDATE OF state, AFTER DELETE, each
+-- with its WHEN clause; revision 0011 made one of the three BEFORE UPDATE and
+-- one of the two AFTER DELETE triggers, shared with dependencies), before any
+-- limit, and limits set or removed change nothing. q.flow_arm is gone.
 begin;
 select plan(5);
 
 select triggers_are('q_data', 'job',
-  array['_100_flow_admit_inserted', '_100_flow_admit_due', '_110_flow_stop', '_110_flow_finish', '_900_notify_enqueued',
-        '_100_deps_admit_ready', '_120_deps_finish'],  -- (dependencies, revision 0009: sql/triggers/deps.sql)
-  'a fresh install has the four flow-control triggers');
+  array['_100_flow_admit_inserted', '_100_flow_state_changed', '_110_job_ended', '_900_notify_enqueued'],
+  'a fresh install has the three row triggers and the enqueue notification');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update.
 select results_eq(
   $$ select t.tgname::text collate "default", t.tgtype::integer, t.tgqual is not null, p.proname::text collate "default"
        from pg_trigger t join pg_proc p on p.oid = t.tgfoid
-      where t.tgrelid = 'q_data.job'::regclass and t.tgname like '\_1%flow%' order by 1 $$,
-  $$ values ('_100_flow_admit_due', 19, true, 'tg_job__flow_admit'), ('_100_flow_admit_inserted', 7, true, 'tg_job__flow_admit'),
-            ('_110_flow_finish', 9, true, 'tg_job__flow_finish'), ('_110_flow_stop', 19, true, 'tg_job__flow_stop') $$,
+      where t.tgrelid = 'q_data.job'::regclass and t.tgname like '\_1%' order by 1 $$,
+  $$ values ('_100_flow_admit_inserted', 7, true, 'tg_job__flow'), ('_100_flow_state_changed', 19, true, 'tg_job__flow'),
+            ('_110_job_ended', 9, true, 'tg_job__ended') $$,
   'each is a row trigger with a WHEN clause, at its documented time and event');
 select hasnt_function('q', 'flow_arm', 'q.flow_arm is gone');
 select q.configure('lim', concurrency => 3) \g /dev/null
 select q.configure('other', key_concurrency => 2) \g /dev/null
 select q.configure('lim', unlimit => '{concurrency}') \g /dev/null
-select is((select count(*)::integer from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname like '\_1%flow%'), 4,
-  'limits set and removed leave the four as they are');
+select is((select count(*)::integer from pg_trigger t where t.tgrelid = 'q_data.job'::regclass and t.tgname like '\_1%'), 3,
+  'limits set and removed leave the three as they are');
 select isnt((select obj_description(t.oid, 'pg_trigger') from pg_trigger t
-              where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_110_flow_finish'), null, 'with their comments');
+              where t.tgrelid = 'q_data.job'::regclass and t.tgname = '_110_job_ended'), null, 'with their comments');
 
 select * from finish();
 rollback;

@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(795);
+select plan(783);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -31,7 +31,6 @@ insert into matrix values
   ('deps_resolve',            false, false, false, false),
   ('deps_rejoin',             false, false, false, false),
   ('deps_explain',            false, false, false, false),
-  ('tg_job__deps_finish',     false, false, false, false),
   ('session_key',             false, true,  true,  false),
   ('claim',                   false, true,  true,  false),
   ('claim_explained',         false, true,  true,  false),
@@ -89,9 +88,8 @@ insert into matrix values
   ('flow_add_key_slot',       false, false, false, false),
   ('flow_add_key_rate_slot',  false, false, false, false),
   ('flow_configure',          false, false, false, false),
-  ('tg_job__flow_admit',      false, false, false, false),
-  ('tg_job__flow_stop',       false, false, false, false),
-  ('tg_job__flow_finish',     false, false, false, false),
+  ('tg_job__flow',            false, false, false, false),
+  ('tg_job__ended',           false, false, false, false),
   ('flow_want',               false, false, false, false),
   ('flow_wake',               false, false, false, false),
   ('flow_reasons',            false, false, false, false),

@@ -16,7 +16,7 @@ begin
   end if;
   -- A waiting job has no id index (see q_data.job), so this may scan the table:
   -- an admin action, kept off the claim path on purpose.
-  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how the job
+  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how the job
   -- ended: its children follow their on_parent_failure policy (cascading).
   perform set_config('pgq.job_end', 'cancelled', true);
   delete from q_data.job j where j.id = cancel.id returning j.* into v_job;

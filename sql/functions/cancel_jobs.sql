@@ -31,7 +31,7 @@ begin
   -- a bulk action never waits behind the workers. Each job goes to the
   -- history through q.finish, as q.cancel's do: a running job's worker
   -- hears 'cancelled' at its next heartbeat; its complete is refused.
-  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how these
+  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how these
   -- jobs ended: their children follow their on_parent_failure policy.
   perform set_config('pgq.job_end', 'cancelled', true);
   for v_job in

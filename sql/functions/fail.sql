@@ -44,7 +44,7 @@ begin
 
   if not coalesce(fail.retryable, true)
      or v_failures >= coalesce(v_job.max_attempts, v_queue.max_attempts) then
-    -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how the
+    -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how the
     -- job ended, for its children and its batch.
     perform set_config('pgq.job_end', 'dead', true);
     delete from q_data.job j where j.ctid = v_ctid;

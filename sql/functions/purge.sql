@@ -16,7 +16,7 @@ begin
   -- Waiting and scheduled jobs only: running ones belong to a worker (cancel
   -- them with q.cancel_jobs). Deleted outright, no history: a purge is for
   -- jobs nobody wants (a flood, a typo), the cheapest way out.
-  -- A purged parent never ran: for its children (sql/triggers/deps.sql) it
+  -- A purged parent never ran: for its children (sql/triggers/job_ended.sql) it
   -- counts as cancelled.
   perform set_config('pgq.job_end', 'purged', true);
   delete from q_data.job j

@@ -45,7 +45,7 @@ begin
 
   -- A lost claim spends the crash budget, not max_attempts, so a job that
   -- kills its worker every time ends up dead instead of looping forever.
-  -- pgq.job_end tells the delete trigger (sql/triggers/deps.sql) how these
+  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how these
   -- jobs ended, for their children and batches.
   perform set_config('pgq.job_end', 'dead', true);
   for v_job in
