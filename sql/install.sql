@@ -75,6 +75,8 @@
 \ir internal/flow_add_key_rate_slot.sql
 \ir internal/flow_take_key_slot.sql
 \ir internal/flow_pass_key_slot.sql
+\ir internal/flow_free_queue_slot.sql
+\ir internal/flow_admit.sql
 \ir internal/flow_sweep.sql
 \ir internal/flow_claim_jobs.sql
 \ir internal/flow_claim_keyed.sql

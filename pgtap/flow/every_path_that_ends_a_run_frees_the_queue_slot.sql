@@ -1,8 +1,10 @@
--- complete, fail (retry and dead), release, cancel and a reaped lease each
--- give the queue slot back in their own transaction; a reaped job claimed
--- again holds exactly one slot (never counted twice).
+-- complete, fail (retry and dead), release, release_many, cancel and a
+-- reaped lease each give the queue slot back in their own transaction; a
+-- reaped job claimed again holds exactly one slot (never counted twice).
+-- (No trigger does it for the updates since revision 0012: each calls
+-- q.flow_free_queue_slot.)
 begin;
-select plan(8);
+select plan(10);
 
 select (q.configure('paths', concurrency => 1, max_crashes => 5)).concurrency as c \gset
 select q.enqueue('paths', jsonb_build_object('i', g)) from generate_series(1, 8) g \g /dev/null
@@ -26,6 +28,10 @@ select is(pg_temp.free_slots(), 1, 'fail to dead frees the slot');
 select id, token from q.claim('paths') \gset
 select q.release(:id, :'token') \g /dev/null
 select is(pg_temp.free_slots(), 1, 'release frees the slot');
+
+select id, token from q.claim('paths') \gset
+select is((select count(*)::integer from q.release_many(array[:id], array[:'token']::uuid[])), 1, 'release_many releases it');
+select is(pg_temp.free_slots(), 1, 'release_many frees the slot');
 
 select id, token from q.claim('paths') \gset
 select q.cancel(:id) \g /dev/null

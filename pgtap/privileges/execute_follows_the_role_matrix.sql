@@ -7,7 +7,7 @@
 -- admin has all three through membership plus the admin calls;
 -- PUBLIC has nothing; internal functions belong to the owner alone.
 begin;
-select plan(783);
+select plan(795);
 
 create temp table matrix (fn name primary key, producer boolean, worker boolean, admin boolean, viewer boolean);
 insert into matrix values
@@ -93,6 +93,8 @@ insert into matrix values
   ('flow_want',               false, false, false, false),
   ('flow_wake',               false, false, false, false),
   ('flow_reasons',            false, false, false, false),
+  ('flow_free_queue_slot',    false, false, false, false),
+  ('flow_admit',              false, false, false, false),
   ('notify_allowed',          false, false, false, false),
   ('gone_owners',             false, false, false, false),
   ('forget_ended_sessions',   false, false, false, false),

@@ -60,8 +60,12 @@ begin
          token = null,
          lease_until = null,
          owner = null,
+         queue_slot = null,
          errors = v_job.errors
    where j.ctid = v_ctid;
+  if v_job.queue_slot is not null then
+    perform q.flow_free_queue_slot(v_job.queue_id, v_job.queue_slot);
+  end if;
   if v_delay <= interval '0' then
     perform q.notify_queues(array[v_job.queue_id]);
   end if;

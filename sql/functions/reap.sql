@@ -64,6 +64,12 @@ begin
   end loop;
   perform set_config('pgq.job_end', '', true);
 
+  -- The others go back in line: first their queue slots (queues with a
+  -- concurrency limit), read while the rows still hold them.
+  perform q.flow_free_queue_slot(j.queue_id, j.queue_slot)
+     from q_data.job j
+    where j.ctid = any(v_lost)
+      and j.queue_slot is not null;
   with requeued as (
     update q_data.job j
        set state = 'w',
@@ -72,7 +78,8 @@ begin
              j.attempt, 'claim lost (' || q.lost_reason(j.owner = any(v_gone)) || ')', true, v_now)),
            token = null,
            lease_until = null,
-           owner = null
+           owner = null,
+           queue_slot = null
      where j.ctid = any(v_lost)
     returning j.queue_id
   )

@@ -7,23 +7,31 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_queue_id integer;
+  v_slot     smallint;
 begin
   perform q.check_claim(release.id, release.token);
   -- Giving a job back is not a failure: the attempt is taken back so it does
   -- not count against max_attempts, and crashes stay as they were. run_at is
-  -- kept, so the job keeps its place in line.
+  -- kept, so the job keeps its place in line. The queue slot it held (read
+  -- from the row as it was: RETURNING shows the new one) goes back.
   update q_data.job j
      set state = 'w',
          attempt = greatest(j.attempt - 1, 0),
          token = null,
          lease_until = null,
-         owner = null
+         owner = null,
+         queue_slot = null
+    from q_data.job o
    where j.id = release.id
      and j.state = 'r'
      and j.token = release.token
-  returning j.queue_id into v_queue_id;
+     and o.id = j.id
+  returning j.queue_id, o.queue_slot into v_queue_id, v_slot;
   if not found then
     return false;
+  end if;
+  if v_slot is not null then
+    perform q.flow_free_queue_slot(v_queue_id, v_slot);
   end if;
   -- Claimable at once, so wake a listening worker (the insert trigger does
   -- not fire on update).

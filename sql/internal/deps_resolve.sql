@@ -22,6 +22,7 @@ declare
   v_cancel_ids bigint[];
   v_next      bigint[];
   v_queues    integer[];
+  v_keyed     bigint[];
   v_job       q_data.job;
 begin
   -- Parents ended with v_out (c completed, d dead, x cancelled). Each round
@@ -70,12 +71,18 @@ begin
        where j.id = x.id
          and j.state in ('p', 'o')
          and not x.c
-      returning j.queue_id, j.state)
+      returning j.id, j.queue_id, j.state, j.concurrency_key, j.key_slot)
     select exists (select from x),
            array(select x.id from x where x.c order by x.id),
-           (select array_agg(distinct u.queue_id) from u where u.state = 'w')
-      into v_found, v_cancel_ids, v_queues;
+           (select array_agg(distinct u.queue_id) from u where u.state = 'w'),
+           (select array_agg(u.id) from u
+             where u.state = 'w' and u.concurrency_key is not null and u.key_slot is null)
+      into v_found, v_cancel_ids, v_queues, v_keyed;
     exit when not v_found;
+    -- Keyed children made waiting take a key slot or are held (q.flow_admit).
+    if v_keyed is not null then
+      perform q.flow_admit(v_keyed);
+    end if;
     if v_queues is not null and q.notify_allowed() then
       -- Wake only queues a worker waits on (as the enqueue trigger does):
       -- NOTIFY serializes commits.

@@ -20,6 +20,8 @@ declare
   v_old    q_data.queue;
   v_new    q_data.queue;
   v_drop   text[] := coalesce(flow_configure.unlimit, '{}');
+  v_back   bigint;
+  v_keyed  bigint[];
 begin
   select * into v_old from q_data.queue qq where qq.id = flow_configure.queue_id for update;
 
@@ -145,12 +147,21 @@ begin
    where r.queue_id = flow_configure.queue_id
      and r.n > coalesce(v_new.key_rate, 0);
   if (v_new.key_rate, v_new.key_per) is distinct from (v_old.key_rate, v_old.key_per) then
-    update q_data.job j
-       set state = 'w',
-           run_at = least(j.run_at, clock_timestamp()),
-           rate_wait = null
-     where j.queue_id = flow_configure.queue_id and j.state = 's' and j.rate_wait;
-    if found then
+    with put_off as (
+      update q_data.job j
+         set state = 'w',
+             run_at = least(j.run_at, clock_timestamp()),
+             rate_wait = null
+       where j.queue_id = flow_configure.queue_id and j.state = 's' and j.rate_wait
+      returning j.id, j.key_slot)
+    select count(*), array_agg(p.id) filter (where p.key_slot is null)
+      into v_back, v_keyed
+      from put_off p;
+    -- Those without a key slot take one or are held (q.flow_admit).
+    if v_keyed is not null then
+      perform q.flow_admit(v_keyed);
+    end if;
+    if v_back > 0 then
       perform q.notify_always(array[flow_configure.queue_id]);
     end if;
   end if;

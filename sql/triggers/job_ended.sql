@@ -30,11 +30,7 @@ begin
   -- Flow control: the queue slot is freed, the key slot passed to the key's
   -- next held job.
   if old.queue_slot is not null then
-    update q_data.queue_slot s
-       set job_id = null
-     where s.queue_id = old.queue_id
-       and s.n = old.queue_slot;
-    perform q.flow_wake(old.queue_id);
+    perform q.flow_free_queue_slot(old.queue_id, old.queue_slot);
   end if;
   if old.key_slot is not null then
     perform q.flow_pass_key_slot(old.queue_id, old.concurrency_key, old.key_slot);
@@ -70,7 +66,7 @@ comment on function q.tg_job__ended() is
 
 revoke all on function q.tg_job__ended() from public;
 
-create trigger _110_job_ended
+create or replace trigger _110_job_ended
   after delete on q_data.job
   for each row
   when (old.queue_slot is not null or old.key_slot is not null

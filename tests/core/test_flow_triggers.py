@@ -15,7 +15,7 @@ import pgq_client
 import psycopg
 import pytest
 
-# The three row triggers, one per event (revision 0011 merged six into three).
+# The two row triggers, BEFORE INSERT and AFTER DELETE (0011 merged six into three; 0012 dropped the UPDATE one).
 FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q_data.job'::regclass and tgname like '\\_1%%'"
 
 
@@ -46,7 +46,7 @@ def test_the_first_limit_is_set_while_producers_always_keep_a_writing_transactio
 def test_a_limited_queue_frees_its_slots_from_the_first_job(db_url: str) -> None:
     """The slot bookkeeping works from the first job on, for the first limited queue and the next."""
     with psycopg.connect(db_url, autocommit=True) as conn:
-        assert conn.execute(FLOW_TRIGGERS).fetchone() == (3,)  # before any limit
+        assert conn.execute(FLOW_TRIGGERS).fetchone() == (2,)  # before any limit
         for queue in ("first", "second"):
             pgq_client.configure(conn, queue, concurrency=1, key_concurrency=1)
             pgq_client.enqueue_many(conn, queue, [1, 2, 3], concurrency_key="k")
