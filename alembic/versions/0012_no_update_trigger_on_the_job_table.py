@@ -74,7 +74,7 @@ def downgrade() -> None:
     for name, earlier in CHANGED.items():
         run_frozen(earlier, name)
     _execute("""
-drop function q.flow_admit(bigint[]);
+drop function q.flow_admit(tid[]);
 drop function q.flow_free_queue_slot(integer, smallint);
 """)
     run_frozen("0008", "owner.sql")

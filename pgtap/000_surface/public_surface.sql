@@ -97,7 +97,7 @@ select results_eq(
     ('q.fire_slot(q_data.schedule,timestamp with time zone)'),
     ('q.flow_add_key_rate_slot(integer,text,smallint)'),
     ('q.flow_add_key_slot(integer,text,smallint,bigint)'),
-    ('q.flow_admit(bigint[])'),
+    ('q.flow_admit(tid[])'),
     ('q.flow_block_reason(bigint)'),
     ('q.flow_claim(q_data.queue,integer,interval,integer)'),
     ('q.flow_claim_jobs(integer,text,integer,timestamp with time zone,integer,smallint[])'),

@@ -12,8 +12,11 @@ begin
   perform q.check_claim(release.id, release.token);
   -- Giving a job back is not a failure: the attempt is taken back so it does
   -- not count against max_attempts, and crashes stay as they were. run_at is
-  -- kept, so the job keeps its place in line. The queue slot it held (read
-  -- from the row as it was: RETURNING shows the new one) goes back.
+  -- kept, so the job keeps its place in line. The queue slot it held goes
+  -- back: o is the row as this statement's snapshot saw it (RETURNING shows
+  -- the new one), the same slot while the claim is current (only a claim sets
+  -- it). Should a heartbeat have updated the row meanwhile, the recheck keeps
+  -- o as it was and j's new version passes the same test.
   update q_data.job j
      set state = 'w',
          attempt = greatest(j.attempt - 1, 0),
@@ -21,11 +24,13 @@ begin
          lease_until = null,
          owner = null,
          queue_slot = null
-    from q_data.job o
+    from q_data.job o  -- the same row, found by the same index (there is no index on id alone)
    where j.id = release.id
      and j.state = 'r'
      and j.token = release.token
-     and o.id = j.id
+     and o.id = release.id
+     and o.state = 'r'
+     and o.token = release.token
   returning j.queue_id, o.queue_slot into v_queue_id, v_slot;
   if not found then
     return false;

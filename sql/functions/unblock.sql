@@ -11,6 +11,7 @@ declare
   v_queue  text;
   v_state  "char";
   v_keyed  boolean;
+  v_ctid   tid;
 begin
   if unblock.id is null then
     raise exception 'job id must not be null' using errcode = '22004';
@@ -20,15 +21,16 @@ begin
   update q_data.job j
      set state = case when j.parents_left > 0 then 'p' when j.run_at > v_now then 's' else 'w' end
    where j.id = unblock.id and j.state = 'o'
-  returning (select qq.name from q_data.queue qq where qq.id = j.queue_id), j.state, j.concurrency_key is not null
-       into v_queue, v_state, v_keyed;
+  returning (select qq.name from q_data.queue qq where qq.id = j.queue_id), j.state, j.concurrency_key is not null, j.ctid
+       into v_queue, v_state, v_keyed, v_ctid;
   if not found then
     return false;
   end if;
   -- A keyed job takes a key slot or is held (q.flow_admit).
   if v_state = 'w' and v_keyed then
-    perform q.flow_admit(array[unblock.id]);
-    select j.state into v_state from q_data.job j where j.id = unblock.id;
+    if q.flow_admit(array[v_ctid]) > 0 then
+      v_state := 'h';
+    end if;
   end if;
   if v_state = 'w' and q.notify_allowed() then
     perform pg_notify('pgq', v_queue);

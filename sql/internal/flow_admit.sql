@@ -7,29 +7,31 @@
 -- it waiting. Jobs inserted waiting are admitted by the BEFORE INSERT
 -- trigger (sql/triggers/flow.sql); a retry keeps its key slot and needs none.
 --
--- The callers pass only the ids of jobs they made waiting with a
--- concurrency key and no key slot, so a job without a key costs nothing
--- here. Why not a BEFORE UPDATE trigger as up to revision 0011: see
+-- The callers pass the row versions (ctid, from their UPDATE's RETURNING) of
+-- the jobs they made waiting with a concurrency key and no key slot, so a job
+-- without a key costs nothing here, and the rows are found without an index
+-- (q_data.job has none on id alone: a waiting job by id would be a scan). Why not a BEFORE UPDATE trigger as up to revision 0011: see
 -- q.flow_free_queue_slot (every UPDATE of q_data.job paid for it). The cost
 -- moved to the admitted job: a second row version (the key slot, or state h)
 -- written by this function instead of by the trigger before the first.
-create or replace function q.flow_admit(ids bigint[])
-returns void
+create or replace function q.flow_admit(jobs tid[])
+returns integer
 language plpgsql
 volatile
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_job  record;
-  v_n    smallint;
+  v_job   record;
+  v_n     smallint;
+  v_held  integer := 0;
 begin
-  -- The caller wrote (and so locked) these rows in this transaction: their
-  -- ctids stay put until it ends. Due order, as the key's line is kept.
+  -- The caller wrote (and so locked) these row versions in this transaction:
+  -- they stay put until it ends. Due order, as the key's line is kept.
   for v_job in
     select j.ctid, j.id, j.queue_id, j.concurrency_key, qq.key_concurrency
       from q_data.job j
       join q_data.queue qq on qq.id = j.queue_id
-     where j.id = any(flow_admit.ids)
+     where j.ctid = any(flow_admit.jobs)
        and j.state = 'w'
        and j.concurrency_key is not null
        and j.key_slot is null
@@ -39,14 +41,16 @@ begin
     v_n := q.flow_take_key_slot(v_job.queue_id, v_job.concurrency_key, v_job.key_concurrency, v_job.id);
     if v_n is null then
       update q_data.job j set state = 'h' where j.ctid = v_job.ctid;
+      v_held := v_held + 1;
     else
       update q_data.job j set key_slot = v_n where j.ctid = v_job.ctid;
     end if;
   end loop;
+  return v_held;
 end
 $$;
 
-comment on function q.flow_admit(bigint[]) is
-  'Keyed jobs the caller just made waiting (by id) on a queue with key_concurrency: each takes a key slot or is held (state h). Ids of other jobs are ignored.';
+comment on function q.flow_admit(tid[]) is
+  'Keyed jobs the caller just made waiting (their row versions, from its UPDATE''s RETURNING ctid) on a queue with key_concurrency: each takes a key slot or is held (state h). Other rows are ignored. Returns how many were held.';
 
-revoke all on function q.flow_admit(bigint[]) from public;
+revoke all on function q.flow_admit(tid[]) from public;

@@ -22,7 +22,7 @@ declare
   v_cancel_ids bigint[];
   v_next      bigint[];
   v_queues    integer[];
-  v_keyed     bigint[];
+  v_keyed     tid[];
   v_job       q_data.job;
 begin
   -- Parents ended with v_out (c completed, d dead, x cancelled). Each round
@@ -71,11 +71,11 @@ begin
        where j.id = x.id
          and j.state in ('p', 'o')
          and not x.c
-      returning j.id, j.queue_id, j.state, j.concurrency_key, j.key_slot)
+      returning j.ctid, j.queue_id, j.state, j.concurrency_key, j.key_slot)
     select exists (select from x),
            array(select x.id from x where x.c order by x.id),
            (select array_agg(distinct u.queue_id) from u where u.state = 'w'),
-           (select array_agg(u.id) from u
+           (select array_agg(u.ctid) from u
              where u.state = 'w' and u.concurrency_key is not null and u.key_slot is null)
       into v_found, v_cancel_ids, v_queues, v_keyed;
     exit when not v_found;

@@ -21,7 +21,7 @@ declare
   v_new    q_data.queue;
   v_drop   text[] := coalesce(flow_configure.unlimit, '{}');
   v_back   bigint;
-  v_keyed  bigint[];
+  v_keyed  tid[];
 begin
   select * into v_old from q_data.queue qq where qq.id = flow_configure.queue_id for update;
 
@@ -153,8 +153,8 @@ begin
              run_at = least(j.run_at, clock_timestamp()),
              rate_wait = null
        where j.queue_id = flow_configure.queue_id and j.state = 's' and j.rate_wait
-      returning j.id, j.key_slot)
-    select count(*), array_agg(p.id) filter (where p.key_slot is null)
+      returning j.ctid, j.key_slot)
+    select count(*), array_agg(p.ctid) filter (where p.key_slot is null)
       into v_back, v_keyed
       from put_off p;
     -- Those without a key slot take one or are held (q.flow_admit).

@@ -6,7 +6,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_count  integer;
-  v_keyed  bigint[];
+  v_keyed  tid[];
 begin
   with promoted as (
     update q_data.job j
@@ -20,9 +20,9 @@ begin
               order by s.run_at
               limit promote_due.max_jobs
                 for update skip locked))
-    returning j.id, j.concurrency_key, j.key_slot
+    returning j.ctid, j.concurrency_key, j.key_slot
   )
-  select count(*), array_agg(p.id) filter (where p.concurrency_key is not null and p.key_slot is null)
+  select count(*), array_agg(p.ctid) filter (where p.concurrency_key is not null and p.key_slot is null)
     into v_count, v_keyed
     from promoted p;
   -- Keyed jobs without a slot (a retry keeps its own) take one or are held.
