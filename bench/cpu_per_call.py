@@ -9,8 +9,9 @@ One `perf stat -e task-clock` per backend and phase counts only that backend's C
 databases take turns in chunks of CHUNK calls (order reversed every chunk), so a change of the
 machine's speed during a phase reaches every database alike: on a shared 2-core VM six runs of one
 pure-Python loop took 0.47 to 0.85 s (docs/manual/design.md#no-update-trigger-on-the-job-table).
-Each round: N enqueues twice, N claims left running, N claim + complete; every call its own
-transaction, prepared. Prints each round and the medians in microseconds per call.
+Each round: N enqueues twice, N claims left running, N claim + complete, and N / 50 calls of
+q.enqueue_many with 500 payloads (per job); every call its own transaction, prepared. Prints each
+round and the medians in microseconds per call (per job for the bulk enqueue).
 """
 
 from __future__ import annotations
@@ -58,18 +59,20 @@ for d, c in conns.items():
 pids = {d: c.execute("select pg_backend_pid()").fetchone()[0] for d, c in conns.items()}
 
 
-def phase(op):
+def phase(op, calls=None, chunk=None):
+    calls, chunk = calls or N, chunk or CH
     ps = {d: perf_start(pids[d]) for d in DBS}
     time.sleep(0.3)
-    for start in range(0, N, CH):
-        for d in DBS if (start // CH) % 2 == 0 else DBS[::-1]:
-            for _ in range(CH):
+    for start in range(0, calls, chunk):
+        for d in DBS if (start // chunk) % 2 == 0 else DBS[::-1]:
+            for _ in range(chunk):
                 op(d, conns[d])
     time.sleep(0.1)
-    return {d: perf_stop(ps[d]) / N for d in DBS}
+    return {d: perf_stop(ps[d]) / calls for d in DBS}
 
 
-res = {d: {"enqueue": [], "claim": [], "cycle": []} for d in DBS}
+res = {d: {"enqueue": [], "claim": [], "cycle": [], "bulk_per_job": []} for d in DBS}
+BULK = json.dumps([{"a": 1, "b": "x" * 40} for _ in range(500)])
 toks = {d: [] for d in DBS}
 
 
@@ -81,6 +84,10 @@ def clm(d, c):
     toks[d].append(c.execute("select id, token from q.claim(%s, 1)", ("b",), prepare=True).fetchone())
 
 
+def bulk(d, c):
+    c.execute("select q.enqueue_many(%s, %s::jsonb)", ("bulk", BULK), prepare=True)
+
+
 def cyc(d, c):
     jid, tok = c.execute("select id, token from q.claim(%s, 1)", ("b",), prepare=True).fetchone()
     c.execute("select q.complete(%s, %s)", (jid, tok), prepare=True)
@@ -88,7 +95,9 @@ def cyc(d, c):
 
 for r in range(ROUNDS):
     for d, c in conns.items():
-        c.execute(f"delete from {sch[d]}.job where queue_id = (select id from {sch[d]}.queue where name='b')")
+        c.execute(
+            f"delete from {sch[d]}.job where queue_id in (select id from {sch[d]}.queue where name in ('b', 'bulk'))"
+        )
         c.execute(f"vacuum {sch[d]}.job")
     # 2N jobs: N for the claims left running, N for claim + complete.
     first, second = phase(enq), phase(enq)
@@ -98,6 +107,9 @@ for r in range(ROUNDS):
         out = phase(op)
         for d in DBS:
             res[d][name].append(out[d])
+    out = phase(bulk, calls=max(N // 50, 1), chunk=1)
+    for d in DBS:
+        res[d]["bulk_per_job"].append(out[d] / 500)
     for d, c in conns.items():
         for jid, tok in toks[d]:
             c.execute("select q.complete(%s, %s)", (jid, tok), prepare=True)
