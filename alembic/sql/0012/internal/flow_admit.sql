@@ -10,7 +10,9 @@
 -- The callers pass the row versions (ctid, from their UPDATE's RETURNING) of
 -- the jobs they made waiting with a concurrency key and no key slot, so a job
 -- without a key costs nothing here, and the rows are found without an index
--- (q_data.job has none on id alone: a waiting job by id would be a scan). Why not a BEFORE UPDATE trigger as up to revision 0011: see
+-- (q_data.job has none on id alone: a waiting job by id would be a scan).
+--
+-- Why not a BEFORE UPDATE trigger as up to revision 0011: see
 -- q.flow_free_queue_slot (every UPDATE of q_data.job paid for it). The cost
 -- moved to the admitted job: a second row version (the key slot, or state h)
 -- written by this function instead of by the trigger before the first.
