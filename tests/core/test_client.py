@@ -15,7 +15,7 @@ from uuid import UUID
 import pgq_client
 import psycopg
 import pytest
-from pgq_client import Job, Outcome, QueueStats
+from pgq_client import Job, Outcome, QueueStats, migrations
 from pgq_client import aio as pgq_aio
 
 Connect = Callable[..., psycopg.Connection[Any]]
@@ -403,3 +403,30 @@ def test_aio_complete_and_claim_matches_the_sync_one(db_url: str) -> None:
 
     done, nxt = asyncio.run(go())
     assert len(done) == 1 and [j.payload for j in nxt] == [2]
+
+
+def test_id_and_token_arrays_sent_in_binary_carry_small_and_large_ids_alike(
+    new_database: Callable[[], str],
+) -> None:
+    # The batch calls send ids and tokens in binary (_queries.py): psycopg types a list of small
+    # ints as smallint[] and one with an id past 2**31 as bigint[]; both must reach every call.
+    url = new_database()
+    migrations.upgrade(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        small = pgq_client.enqueue_many(conn, "wire", [1, 2, 3])
+        conn.execute("select setval('q_data.job_id_seq', 3000000000)")
+        large = pgq_client.enqueue_many(conn, "wire", [4, 5, 6])
+        assert max(small) < 2**15 and min(large) > 2**31
+        jobs = pgq_client.claim(conn, "wire", 6)
+        assert [j.id for j in jobs] == small + large
+        assert pgq_client.heartbeat_many(conn, jobs) == [Outcome(j.id, "running") for j in jobs]
+        assert sorted(pgq_client.release_many(conn, jobs[:1] + jobs[-1:])) == [small[0], large[-1]]
+        outcomes = pgq_client.fail_many(conn, [(jobs[1], "boom"), (jobs[3], "bang")])
+        assert [(o.id, o.status) for o in outcomes] == [(small[1], "retry"), (large[0], "retry")]
+        done, nxt = pgq_client.complete_and_claim(conn, [jobs[2], jobs[4]], "wire", 10)
+        assert sorted(done) == [small[2], large[1]]
+        assert sorted(j.id for j in nxt) == [small[0], large[-1]]  # released, due again
+        assert sorted(pgq_client.complete_many(conn, nxt)) == [small[0], large[-1]]
+        assert pgq_client.complete_many(conn, []) == []
+        left = conn.execute("select array_agg(id order by id) from q_data.job").fetchone()[0]
+        assert left == [small[1], large[0]]  # the two failures, waiting for their retry
