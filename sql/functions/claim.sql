@@ -25,19 +25,23 @@ declare
   v_lease_until  timestamptz;
   v_wanted       integer := claim.n;
   v_got          integer;
-  v_promoted     boolean := false;
+  v_promoted     boolean;  -- NULL until the promotion: no default to evaluate per call
   v_waits        boolean;
   v_until_empty  boolean;
 begin
-  if claim.n is null or claim.n not between 1 and 1000 then
-    raise exception 'n must be between 1 and 1000, got %', coalesce(claim.n::text, 'NULL')
-      using errcode = '22023';
-  end if;
-  if claim.lease <= interval '0' then
-    raise exception 'lease must be positive, got %', claim.lease
-      using errcode = '22023';
-  end if;
-  if claim.owner < 0 then
+  -- Few tests on the way through (design.md#few-expressions-per-call): plpgsql compiles each
+  -- expression again in every transaction, and a claim is its own transaction. So the argument
+  -- checks are one test, split only to name the error; the lease cap shares the paused test; a
+  -- lease-only claim skips the owner's three; the two tests at the end are one.
+  if claim.n is null or claim.n not between 1 and 1000 or claim.lease <= interval '0' or claim.owner < 0 then
+    if claim.n is null or claim.n not between 1 and 1000 then
+      raise exception 'n must be between 1 and 1000, got %', coalesce(claim.n::text, 'NULL')
+        using errcode = '22023';
+    end if;
+    if claim.lease <= interval '0' then
+      raise exception 'lease must be positive, got %', claim.lease
+        using errcode = '22023';
+    end if;
     raise exception 'owner must be a key from q.session_key(), or 0 for lease-only claims, got %', claim.owner
       using errcode = '22023';
   end if;
@@ -54,12 +58,12 @@ begin
     end if;
     return;
   end if;
-  if claim.lease > v_queue.max_lease then
-    raise exception 'lease % is longer than queue %''s max_lease %', claim.lease, quote_literal(claim.queue), v_queue.max_lease
-      using errcode = '22023',
-            hint = 'heartbeat a long job (q.heartbeat) instead, or raise the cap: q.configure(queue, max_lease => ...)';
-  end if;
-  if v_queue.paused then
+  if v_queue.paused or claim.lease > v_queue.max_lease then
+    if claim.lease > v_queue.max_lease then
+      raise exception 'lease % is longer than queue %''s max_lease %', claim.lease, quote_literal(claim.queue), v_queue.max_lease
+        using errcode = '22023',
+              hint = 'heartbeat a long job (q.heartbeat) instead, or raise the cap: q.configure(queue, max_lease => ...)';
+    end if;
     return;
   end if;
 
@@ -69,23 +73,25 @@ begin
   -- claiming connection's own key, and a pool that closed or recycled that
   -- idle connection while the job ran made the reaper hand it to a second
   -- worker.
-  v_owner := nullif(claim.owner, 0);
-  if v_owner is not null and not exists (select from q_data.session s where s.key = v_owner) then
-    raise exception 'owner % is not a key from q.session_key()', v_owner
-      using errcode = '22023',
-            hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
-  end if;
-  -- Wake-ups on demand (design.md#wake-ups-on-demand, sql/internal/note_wait.sql): a listening
-  -- claimer with a liveness key says at the end whether it now waits.
-  -- It waits from a claim that comes back short (fewer than n: a loop that
-  -- claims until short, as pgq's workers up to 0008 and most LISTEN loops
-  -- do), or, with pgq.wait_when = empty (the worker runtime since 0008),
-  -- only from one that comes back empty: a worker keeping up with its
-  -- producers gets short claims all the time and would be notified by
-  -- every enqueue.
-  v_waits := v_owner is not null and coalesce(current_setting('pgq.listening', true), '') = 'on'
-             and current_setting('transaction_isolation') = 'read committed';
-  v_until_empty := v_waits and coalesce(current_setting('pgq.wait_when', true), '') = 'empty';
+  if claim.owner > 0 then
+    v_owner := claim.owner;
+    if not exists (select from q_data.session s where s.key = v_owner) then
+      raise exception 'owner % is not a key from q.session_key()', v_owner
+        using errcode = '22023',
+              hint = 'call q.session_key() on a connection that stays open while the job runs, or pass 0 / NULL for lease-only claims';
+    end if;
+    -- Wake-ups on demand (design.md#wake-ups-on-demand, sql/internal/note_wait.sql): a listening
+    -- claimer with a liveness key says at the end whether it now waits.
+    -- It waits from a claim that comes back short (fewer than n: a loop that
+    -- claims until short, as pgq's workers up to 0008 and most LISTEN loops
+    -- do), or, with pgq.wait_when = empty (the worker runtime since 0008),
+    -- only from one that comes back empty: a worker keeping up with its
+    -- producers gets short claims all the time and would be notified by
+    -- every enqueue.
+    v_waits := coalesce(current_setting('pgq.listening', true), '') = 'on'
+               and current_setting('transaction_isolation') = 'read committed';
+    v_until_empty := v_waits and coalesce(current_setting('pgq.wait_when', true), '') = 'empty';
+  end if;  -- lease-only: v_owner, v_waits and v_until_empty stay NULL (false to IF)
   -- Flow control (design.md#flow-control-without-a-hot-row): a queue with a concurrency, rate or per-key
   -- rate limit takes slots first (sql/internal/flow_claim.sql); unlimited
   -- queues go on below.
@@ -148,23 +154,25 @@ begin
   end loop;
   -- Flow control: a keyed queue came back short; a listening claimer wants
   -- the NOTIFY of the next held job admitted (sql/internal/flow_want.sql).
-  if v_wanted > 0 and v_queue.key_concurrency is not null then
-    perform q.flow_want(v_queue.id);
-  end if;
-  if v_waits then
-    if v_wanted = claim.n or (v_wanted > 0 and not v_until_empty) then
-      perform q.note_wait(claim.queue, v_owner, true);
-    else
-      -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:
-      -- this runs on every listening claim of a busy worker, and with no row
-      -- it is one index probe and no write. A row a producer holds (it is
-      -- taking the wait to send the wake-up) is skipped, never waited for.
-      if exists (select from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner) then
-        delete from q_data.waiter w
-         where w.ctid = any(array(
-                 select x.ctid from q_data.waiter x
-                  where x.queue = claim.queue and x.session_key = v_owner
-                    for update skip locked));
+  if v_waits or (v_wanted > 0 and v_queue.key_concurrency is not null) then
+    if v_wanted > 0 and v_queue.key_concurrency is not null then
+      perform q.flow_want(v_queue.id);
+    end if;
+    if v_waits then
+      if v_wanted = claim.n or (v_wanted > 0 and not v_until_empty) then
+        perform q.note_wait(claim.queue, v_owner, true);
+      else
+        -- Found jobs: the wait, if any, ends. Inline, not through q.note_wait:
+        -- this runs on every listening claim of a busy worker, and with no row
+        -- it is one index probe and no write. A row a producer holds (it is
+        -- taking the wait to send the wake-up) is skipped, never waited for.
+        if exists (select from q_data.waiter w where w.queue = claim.queue and w.session_key = v_owner) then
+          delete from q_data.waiter w
+           where w.ctid = any(array(
+                   select x.ctid from q_data.waiter x
+                    where x.queue = claim.queue and x.session_key = v_owner
+                      for update skip locked));
+        end if;
       end if;
     end if;
   end if;

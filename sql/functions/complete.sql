@@ -6,10 +6,17 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_job   q_data.job;
-  v_now   timestamptz;
+  v_job      q_data.job;
+  v_now      timestamptz;
+  v_keep     boolean;
+  v_awaited  boolean;
 begin
-  perform q.check_claim(complete.id, complete.token);
+  -- q.check_claim's test, inline: a nested call with its SET clause per
+  -- completion (design.md#few-expressions-per-call).
+  if complete.id is null or complete.token is null then
+    raise exception 'job id and token must not be null (they come from q.claim)'
+      using errcode = '22004';
+  end if;
   -- Fencing: only the current claim's token matches. A worker whose claim
   -- was reaped, reclaimed or cancelled changes nothing and learns so: its
   -- result is never stored.
@@ -21,22 +28,29 @@ begin
   if not found then
     return false;
   end if;
-  v_now := clock_timestamp();
-  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1);  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally
-  if (select qq.keep_completed from q_data.queue qq where qq.id = v_job.queue_id) then
-    perform q.finish(v_job, 'completed', v_now);
-  end if;
   -- Results (design.md#results-and-dependencies): a row only for a result, or for a job somebody
   -- awaits (its receipt): without either, nothing more is written than
   -- before. keep_result raises 54000 for an over-size result, which undoes
-  -- the DELETE above too. The plain complete pays one index probe on the
-  -- (usually empty) waiter table, inline: no call into q.wake_result_waiters
-  -- unless somebody waits.
-  if exists (select from q_data.result_waiter w where w.job_id = v_job.id) then
-    perform q.wake_result_waiters(array[v_job.id]);
-    perform q.keep_result(v_job, complete.result, v_now);
-  elsif complete.result is not null then
-    perform q.keep_result(v_job, complete.result, v_now);
+  -- the DELETE above too. Whether the queue keeps completed jobs and whether
+  -- anyone awaits this one (an index probe of the usually empty
+  -- q_data.result_waiter) come back from the tally's INSERT: one statement
+  -- after the DELETE, not three, and the usual completion (no history, no
+  -- result, no awaiter) stops at one test (design.md#few-expressions-per-call).
+  insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1)  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally
+  returning (select qq.keep_completed from q_data.queue qq where qq.id = v_job.queue_id),
+            exists (select from q_data.result_waiter w where w.job_id = v_job.id)
+    into v_keep, v_awaited;
+  if v_keep or v_awaited or complete.result is not null then
+    v_now := clock_timestamp();
+    if v_keep then
+      perform q.finish(v_job, 'completed', v_now);
+    end if;
+    if v_awaited then
+      perform q.wake_result_waiters(array[v_job.id]);
+      perform q.keep_result(v_job, complete.result, v_now);
+    elsif complete.result is not null then
+      perform q.keep_result(v_job, complete.result, v_now);
+    end if;
   end if;
   return true;
 end

@@ -1,3 +1,6 @@
+-- q.enqueue tests the same rules in one expression first and calls this only
+-- when that test fails (design.md#few-expressions-per-call): a rule added or
+-- changed here belongs in that test too (pgtap/enqueue/ holds every rule).
 create or replace function q.check_job_options(payload jsonb, priority integer, max_attempts integer)
 returns void
 language plpgsql
