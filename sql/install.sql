@@ -102,7 +102,7 @@
 \ir internal/deps_explain.sql
 \ir triggers/notify_enqueued.sql
 \ir triggers/flow.sql
-\ir triggers/job_ended.sql
+\ir internal/job_ended.sql
 \ir functions/session_key.sql
 \ir functions/enqueue.sql
 \ir functions/enqueue_many.sql

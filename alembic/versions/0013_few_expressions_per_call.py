@@ -34,6 +34,7 @@ def upgrade() -> None:
     run_frozen("0013", "functions/claim.sql")
     run_frozen("0013", "functions/complete.sql")
     run_frozen("0013", "functions/enqueue.sql")
+    run_frozen("0013", "internal/check_job_options.sql")  # unchanged but for its header comment
     run_frozen("0008", "owner.sql")  # last: pgq_owner owns it all
 
 
@@ -41,4 +42,5 @@ def downgrade() -> None:
     run_frozen("0010", "functions/claim.sql")
     run_frozen("0010", "functions/complete.sql")
     run_frozen("0009", "functions/enqueue.sql")
+    run_frozen("0003", "internal/check_job_options.sql")
     run_frozen("0008", "owner.sql")

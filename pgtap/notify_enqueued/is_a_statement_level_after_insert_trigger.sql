@@ -4,8 +4,8 @@ begin;
 select plan(5);
 
 select triggers_are('q_data', 'job',
-  array['_100_flow_admit_inserted', '_110_job_ended', '_900_notify_enqueued'],
-  'q_data.job has _900_notify_enqueued and two row triggers (pgtap/flow/flow_triggers_exist_from_install.sql)');
+  array['_100_flow_admit_inserted', '_900_notify_enqueued'],
+  'q_data.job has _900_notify_enqueued and one row trigger (pgtap/flow/flow_triggers_exist_from_install.sql)');
 select trigger_is('q_data', 'job', '_900_notify_enqueued', 'q', 'tg_job__notify_enqueued',
   '_900_notify_enqueued calls q.tg_job__notify_enqueued()');
 -- tgtype bits: 1 = row, 2 = before, 4 = insert, 8 = delete, 16 = update, 64 = instead.

@@ -89,7 +89,7 @@ insert into matrix values
   ('flow_add_key_rate_slot',  false, false, false, false),
   ('flow_configure',          false, false, false, false),
   ('tg_job__flow',            false, false, false, false),
-  ('tg_job__ended',           false, false, false, false),
+  ('job_ended',               false, false, false, false),
   ('flow_want',               false, false, false, false),
   ('flow_wake',               false, false, false, false),
   ('flow_reasons',            false, false, false, false),

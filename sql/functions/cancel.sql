@@ -16,16 +16,17 @@ begin
   end if;
   -- A waiting job has no id index (see q_data.job), so this may scan the table:
   -- an admin action, kept off the claim path on purpose.
-  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how the job
-  -- ended: its children follow their on_parent_failure policy (cascading).
-  perform set_config('pgq.job_end', 'cancelled', true);
   delete from q_data.job j where j.id = cancel.id returning j.* into v_job;
   if found then
-    perform set_config('pgq.job_end', '', true);
+    -- Its end (sql/internal/job_ended.sql): its children follow their
+    -- on_parent_failure policy (cascading).
+    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+       or v_job.batch_id is not null or v_job.parents_left is not null then
+      perform q.job_ended(v_job, 'x');
+    end if;
     perform q.finish(v_job, 'cancelled', clock_timestamp());
     return true;
   end if;
-  perform set_config('pgq.job_end', '', true);
   if exists (select from q_data.job_history h where h.id = cancel.id) then
     return false;
   end if;

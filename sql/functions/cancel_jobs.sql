@@ -31,9 +31,8 @@ begin
   -- a bulk action never waits behind the workers. Each job goes to the
   -- history through q.finish, as q.cancel's do: a running job's worker
   -- hears 'cancelled' at its next heartbeat; its complete is refused.
-  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how these
-  -- jobs ended: their children follow their on_parent_failure policy.
-  perform set_config('pgq.job_end', 'cancelled', true);
+  -- Each one's end goes to q.job_ended first (sql/internal/job_ended.sql):
+  -- their children follow their on_parent_failure policy.
   for v_job in
     delete from q_data.job j
      where j.ctid = any(array(
@@ -45,10 +44,13 @@ begin
                 for update skip locked))
     returning j.*
   loop
+    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+       or v_job.batch_id is not null or v_job.parents_left is not null then
+      perform q.job_ended(v_job, 'x');
+    end if;
     perform q.finish(v_job, 'cancelled', v_now);
     v_count := v_count + 1;
   end loop;
-  perform set_config('pgq.job_end', '', true);
 
   return query select v_count,
     exists (select from q_data.job x

@@ -40,7 +40,15 @@ begin
   returning (select qq.keep_completed from q_data.queue qq where qq.id = v_job.queue_id),
             exists (select from q_data.result_waiter w where w.job_id = v_job.id)
     into v_keep, v_awaited;
-  if v_keep or v_awaited or complete.result is not null then
+  -- One test for the rest: q.job_ended for a job with slots, children,
+  -- parents or a batch (sql/internal/job_ended.sql), then history and result.
+  if v_keep or v_awaited or complete.result is not null
+     or v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+     or v_job.batch_id is not null or v_job.parents_left is not null then
+    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+       or v_job.batch_id is not null or v_job.parents_left is not null then
+      perform q.job_ended(v_job, 'c');
+    end if;
     v_now := clock_timestamp();
     if v_keep then
       perform q.finish(v_job, 'completed', v_now);

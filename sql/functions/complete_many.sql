@@ -17,6 +17,7 @@ declare
   v_awaited   bigint[];
   v_results   jsonb;
   v_result    jsonb;
+  v_ended     q_data.job[];
 begin
   perform q.check_claims(complete_many.ids, complete_many.tokens);
   if complete_many.results is not null and cardinality(complete_many.results) <> cardinality(complete_many.ids) then
@@ -32,13 +33,24 @@ begin
        using q.current_claims(complete_many.ids, complete_many.tokens) as c
        where j.ctid = c.job_ctid
          and j.token = c.token
-      returning j.id, j.queue_id, j.attempt, j.progress
+      returning j.id, j.queue_id, j.attempt, j.progress,
+                -- the whole row only for a job with slots, children, parents or a batch
+                j.queue_slot is not null or j.key_slot is not null or j.has_children
+                or j.batch_id is not null or j.parents_left is not null as needs_end,
+                case when j.queue_slot is not null or j.key_slot is not null or j.has_children
+                          or j.batch_id is not null or j.parents_left is not null then j end as ended
     ), tallied as (  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally, in the same statement
       insert into q_data.tally (queue_id, outcome, n) select g.queue_id, 'c', count(*) from gone g group by g.queue_id
     )
-    select coalesce(array_agg(g.id), '{}'), array_agg(g.queue_id), array_agg(g.attempt), array_agg(g.progress)
-      into v_done, v_queues, v_attempts, v_progress
+    select coalesce(array_agg(g.id), '{}'), array_agg(g.queue_id), array_agg(g.attempt), array_agg(g.progress),
+           array_agg(g.ended) filter (where g.needs_end)  -- a row value IS NOT NULL only when every field is
+      into v_done, v_queues, v_attempts, v_progress, v_ended
       from gone g;
+    if v_ended is not null then
+      foreach v_job in array v_ended loop
+        perform q.job_ended(v_job, 'c');  -- sql/internal/job_ended.sql
+      end loop;
+    end if;
     v_awaited := q.wake_result_waiters(v_done);
     if cardinality(v_awaited) > 0 then
       -- Receipts, so that the awaiters read 'completed' (q.results).
@@ -63,6 +75,10 @@ begin
          and j.token = c.token
       returning j.*
     loop
+      if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+         or v_job.batch_id is not null or v_job.parents_left is not null then
+        perform q.job_ended(v_job, 'c');  -- sql/internal/job_ended.sql
+      end if;
       if v_job.queue_id is distinct from v_queue_id then
         v_queue_id := v_job.queue_id;
         select qq.keep_completed into v_keep from q_data.queue qq where qq.id = v_queue_id;

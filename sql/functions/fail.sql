@@ -44,11 +44,12 @@ begin
 
   if not coalesce(fail.retryable, true)
      or v_failures >= coalesce(v_job.max_attempts, v_queue.max_attempts) then
-    -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how the
-    -- job ended, for its children and its batch.
-    perform set_config('pgq.job_end', 'dead', true);
     delete from q_data.job j where j.ctid = v_ctid;
-    perform set_config('pgq.job_end', '', true);
+    -- Its end, for its slots, children and batch (sql/internal/job_ended.sql).
+    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+       or v_job.batch_id is not null or v_job.parents_left is not null then
+      perform q.job_ended(v_job, 'd');
+    end if;
     perform q.finish(v_job, 'dead', v_now);
     return 'dead';
   end if;

@@ -45,9 +45,8 @@ begin
 
   -- A lost claim spends the crash budget, not max_attempts, so a job that
   -- kills its worker every time ends up dead instead of looping forever.
-  -- pgq.job_end tells the delete trigger (sql/triggers/job_ended.sql) how these
-  -- jobs ended, for their children and batches.
-  perform set_config('pgq.job_end', 'dead', true);
+  -- Each one's end goes to q.job_ended (sql/internal/job_ended.sql), for its
+  -- slots, children and batch.
   for v_job in
     delete from q_data.job j
      using q_data.queue qq
@@ -56,13 +55,16 @@ begin
        and coalesce(j.crashes, 0) + 1 >= qq.max_crashes
     returning j.*
   loop
+    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+       or v_job.batch_id is not null or v_job.parents_left is not null then
+      perform q.job_ended(v_job, 'd');
+    end if;
     v_job.crashes := coalesce(v_job.crashes, 0) + 1;
     v_job.errors := q.append_error(v_job.errors, q.error_entry(
       v_job.attempt, 'claim lost (' || q.lost_reason(v_job.owner = any(v_gone)) || '); crash budget spent', true, v_now));
     perform q.finish(v_job, 'dead', v_now);
     v_recovered := v_recovered + 1;
   end loop;
-  perform set_config('pgq.job_end', '', true);
 
   -- The others go back in line: first their queue slots (queues with a
   -- concurrency limit), read while the rows still hold them.

@@ -17,7 +17,6 @@ declare
   v_frontier  bigint[] := deps_resolve.parents;
   v_out       "char" := deps_resolve.outcome;
   v_now       timestamptz := clock_timestamp();
-  v_end       text := coalesce(current_setting('pgq.job_end', true), '');
   v_found     boolean;
   v_cancel_ids bigint[];
   v_next      bigint[];
@@ -28,8 +27,8 @@ begin
   -- Parents ended with v_out (c completed, d dead, x cancelled). Each round
   -- settles the unsettled edges of the frontier; children cancelled by
   -- policy form the next frontier (with outcome x). A loop, not recursion
-  -- through the delete trigger: cancelling a chain of 10,000 would otherwise
-  -- nest 10,000 trigger calls and overflow the stack.
+  -- through q.job_ended: cancelling a chain of 10,000 would otherwise nest
+  -- 10,000 calls and overflow the stack.
   --
   -- Exactly once at READ COMMITTED: parents_left is a counter ON THE CHILD
   -- ROW. Two parents ending at once both UPDATE that row; the second waits
@@ -93,17 +92,18 @@ begin
     end if;
 
     -- Children cancelled by policy: to the history as cancelled, their batch
-    -- told, and those with children of their own are the next frontier. The
-    -- delete trigger stays out of it (pgq.job_end = cascade).
+    -- told, and those with children of their own are the next frontier.
+    -- q.job_ended (outcome k) only records each one's end as a child: the
+    -- rest is done here.
     v_next := '{}';
     if cardinality(v_cancel_ids) > 0 then
-      perform set_config('pgq.job_end', 'cascade', true);
       for v_job in
         delete from q_data.job j
          where j.id = any(v_cancel_ids)
            and j.state in ('p', 'o')
         returning j.*
       loop
+        perform q.job_ended(v_job, 'k');
         perform q.finish(v_job, 'cancelled', v_now);
         if v_job.batch_id is not null then
           perform q.batch_member_ended(v_job.batch_id, v_job.id, 'x');
@@ -112,7 +112,6 @@ begin
           v_next := v_next || v_job.id;
         end if;
       end loop;
-      perform set_config('pgq.job_end', v_end, true);
     end if;
     v_frontier := v_next;
     v_out := 'x';

@@ -4,7 +4,7 @@
 -- out of state r: q.fail, q.release, q.release_many and q.reap when they put
 -- it back in line (each sets queue_slot to NULL in the same UPDATE; the row's
 -- CHECK constraint refuses a job outside state r that keeps one), and the
--- delete trigger (sql/triggers/job_ended.sql) when it ends.
+-- q.job_ended (sql/internal/job_ended.sql) when it ends.
 --
 -- Why calls and not a BEFORE UPDATE trigger (revision 0012; 0008-0011 had
 -- _100_flow_state_changed): PostgreSQL fetches and locks the old row again

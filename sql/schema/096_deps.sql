@@ -22,7 +22,7 @@ comment on column q_data.job.state is
 comment on column q_data.job.parents_left is
   'Parents (q_data.job_dep) not finished yet; NULL for a job enqueued without parents. The job becomes waiting in the transaction that brings it to 0.';
 comment on column q_data.job.has_children is
-  'true when some job was enqueued after this one: its end is passed to them (trigger _110_job_ended). NULL otherwise, so jobs without children pay one WHEN test.';
+  'true when some job was enqueued after this one: its end is passed to them (q.job_ended). NULL otherwise, so jobs without children pay one test.';
 comment on column q_data.job.batch_id is
   'The batch (q_data.batch) this job belongs to; NULL otherwise.';
 
@@ -97,7 +97,7 @@ comment on table q_data.batch_done is
   'Ended batch members and how they ended (c completed, d dead, x cancelled).';
 
 -- Children that ended, for the reaper: one row per child (whatever its number
--- of parents), written by the child's ending transaction (_110_job_ended).
+-- of parents), written by the child's ending transaction (q.job_ended).
 -- q.purge_deps deletes a child's edges and then this row once ended_at is
 -- older than the queue's retention, a bounded batch per reap.
 create table q_data.job_dep_ended (

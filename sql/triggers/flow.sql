@@ -1,6 +1,6 @@
 -- Flow control's bookkeeping on q_data.job (see sql/schema/065_flow.sql):
 -- the trigger that admits a keyed job inserted waiting. A job's end (its
--- slots freed, its children and batch told) is sql/triggers/job_ended.sql.
+-- slots freed, its children and batch told) is sql/internal/job_ended.sql.
 -- Jobs that become waiting or stop running by an UPDATE are admitted or give
 -- their queue slot back by calls in the functions that update them
 -- (q.flow_admit, q.flow_free_queue_slot): q_data.job has no UPDATE trigger

@@ -1,4 +1,4 @@
-"""Flow control's row triggers on q_data.job exist from installation (revision 0008).
+"""Flow control's row trigger on q_data.job exists from installation (revision 0008).
 
 Up to 0007 the first limit of the database made them (q.flow_arm), which took SHARE ROW EXCLUSIVE on
 q_data.job: it waited for every open transaction that had written jobs (2 s at most, then 55P03) and
@@ -15,7 +15,7 @@ import pgq_client
 import psycopg
 import pytest
 
-# The two row triggers, BEFORE INSERT and AFTER DELETE (0011 merged six into three; 0012 dropped the UPDATE one).
+# The row trigger, BEFORE INSERT (0011 merged six into three; 0012 dropped the UPDATE one, 0014 the DELETE one).
 FLOW_TRIGGERS = "select count(*) from pg_trigger where tgrelid = 'q_data.job'::regclass and tgname like '\\_1%%'"
 
 
@@ -46,7 +46,7 @@ def test_the_first_limit_is_set_while_producers_always_keep_a_writing_transactio
 def test_a_limited_queue_frees_its_slots_from_the_first_job(db_url: str) -> None:
     """The slot bookkeeping works from the first job on, for the first limited queue and the next."""
     with psycopg.connect(db_url, autocommit=True) as conn:
-        assert conn.execute(FLOW_TRIGGERS).fetchone() == (2,)  # before any limit
+        assert conn.execute(FLOW_TRIGGERS).fetchone() == (1,)  # before any limit
         for queue in ("first", "second"):
             pgq_client.configure(conn, queue, concurrency=1, key_concurrency=1)
             pgq_client.enqueue_many(conn, queue, [1, 2, 3], concurrency_key="k")
