@@ -10,6 +10,7 @@ declare
   v_now      timestamptz;
   v_keep     boolean;
   v_awaited  boolean;
+  v_ends     boolean;
 begin
   -- q.check_claim's test, inline: a nested call with its SET clause per
   -- completion (design.md#few-expressions-per-call).
@@ -38,15 +39,14 @@ begin
   -- result, no awaiter) stops at one test (design.md#few-expressions-per-call).
   insert into q_data.tally (queue_id, outcome, n) values (v_job.queue_id, 'c', 1)  -- pgq:observe (design.md#stats-without-a-hot-counter): throughput tally
   returning (select qq.keep_completed from q_data.queue qq where qq.id = v_job.queue_id),
-            exists (select from q_data.result_waiter w where w.job_id = v_job.id)
-    into v_keep, v_awaited;
-  -- One test for the rest: q.job_ended for a job with slots, children,
-  -- parents or a batch (sql/internal/job_ended.sql), then history and result.
-  if v_keep or v_awaited or complete.result is not null
-     or v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
-     or v_job.batch_id is not null or v_job.parents_left is not null then
-    if v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
-       or v_job.batch_id is not null or v_job.parents_left is not null then
+            exists (select from q_data.result_waiter w where w.job_id = v_job.id),
+            -- slots, children, parents or a batch: q.job_ended (sql/internal/job_ended.sql)
+            v_job.queue_slot is not null or v_job.key_slot is not null or v_job.has_children
+            or v_job.batch_id is not null or v_job.parents_left is not null
+    into v_keep, v_awaited, v_ends;
+  -- One test for the rest: the job's end, then history and result.
+  if v_keep or v_awaited or v_ends or complete.result is not null then
+    if v_ends then
       perform q.job_ended(v_job, 'c');
     end if;
     v_now := clock_timestamp();

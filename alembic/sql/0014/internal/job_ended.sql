@@ -53,6 +53,6 @@ end
 $$;
 
 comment on function q.job_ended(q_data.job, "char") is
-  'A job''s row was deleted (outcome c completed, d dead, x cancelled or purged, k cancelled by a cascade): frees its queue slot and passes its key slot to the key''s next held job; a job with children passes its end to them (q.deps_resolve, not for k); a batch member records its end and may fire the batch''s callback (q.batch_member_ended, not for k); a job with parents records when it ended (q_data.job_dep_ended, for q.purge_deps). Callers call it only when q.job_needs_ending would say so.';
+  'A job''s row was deleted (outcome c completed, d dead, x cancelled or purged, k cancelled by a cascade): frees its queue slot and passes its key slot to the key''s next held job; a job with children passes its end to them (q.deps_resolve, not for k); a batch member records its end and may fire the batch''s callback (q.batch_member_ended, not for k); a job with parents records when it ended (q_data.job_dep_ended, for q.purge_deps). Its callers call it only for a job with a queue or key slot, children, parents or a batch.';
 
 revoke all on function q.job_ended(q_data.job, "char") from public;
